@@ -1,0 +1,78 @@
+/**
+ * The seam to the model. The agent loop only knows this interface; agent/openai-chat-model.ts is the one binding
+ * to the `openai` SDK, and tests drive the loop through the real binding against a fake server, or a scripted model.
+ */
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text as the model wrote it; parsed (leniently) by the loop. */
+  arguments: string;
+}
+
+export type ContentPart =
+  | { type: 'text'; text: string }
+  /** `url` is a data: URL (Slack file URLs need the bot token, so the model could never fetch them). */
+  | { type: 'image'; url: string; detail: 'low' | 'high' | 'auto' };
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string | ContentPart[] }
+  | { role: 'assistant'; content: string | null; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string };
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  /** Omitted or empty: the model must answer in text. */
+  tools?: ToolSpec[];
+  signal?: AbortSignal;
+  /** Called with each piece of answer text as it streams in. */
+  onTextDelta?: (delta: string) => void;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ChatResponse {
+  text: string | null;
+  toolCalls: ToolCall[];
+  usage: TokenUsage;
+  finishReason: 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+}
+
+export interface ChatModel {
+  readonly name: string;
+  complete(request: ChatRequest): Promise<ChatResponse>;
+}
+
+/** Why a model call failed, by what the caller can do about it. */
+export type ModelErrorKind =
+  | 'rate_limited' // retried already; still limited
+  | 'unavailable' // 5xx, connection refused, timeout
+  | 'context_length' // the request was too long: trim and retry
+  | 'tools_unsupported' // the endpoint rejects `tools`: switch to ReAct
+  | 'images_unsupported' // the endpoint rejects image input: describe instead
+  | 'auth' // bad key
+  | 'bad_request'; // anything else the endpoint refused
+
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  constructor(
+    readonly kind: ModelErrorKind,
+    message: string,
+    options?: { cause?: unknown; status?: number },
+  ) {
+    super(message, options);
+    this.status = options?.status;
+  }
+  readonly status?: number;
+}

@@ -1,0 +1,100 @@
+/**
+ * The only module that connects to a database. Same schema, same queries, two drivers:
+ * no DATABASE_URL → embedded PGlite in DATA_DIR; DATABASE_URL → PostgreSQL through postgres.js.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import * as schema from './schema';
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  driver: 'pglite' | 'postgres';
+  /** Resolves when the database answers a trivial query; rejects otherwise. For /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseLocation =
+  | { driver: 'postgres'; url: string; maxConnections?: number }
+  /** `dataDir` undefined → in memory (tests). */
+  | { driver: 'pglite'; dataDir?: string };
+
+const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Arbitrary constant: serialises migrations when several replicas start at once on one PostgreSQL. */
+const MIGRATION_LOCK_KEY = 7_412_003_001;
+
+export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
+  return location.driver === 'postgres'
+    ? openPostgres(location.url, location.maxConnections)
+    : openPglite(location.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  let client;
+  if (dataDir) {
+    const dir = path.resolve(dataDir, 'pglite');
+    await mkdir(dir, { recursive: true });
+    client = await PGlite.create(dir);
+  } else {
+    client = await PGlite.create();
+  }
+  const db = drizzle(client, { schema });
+  try {
+    await migrate(db, { migrationsFolder });
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+  return {
+    db: db as unknown as Database,
+    driver: 'pglite',
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => client.close(),
+  };
+}
+
+async function openPostgres(url: string, maxConnections = 10): Promise<DatabaseHandle> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  // One connection (max: 1), so the session-level advisory lock and the migration share it.
+  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    await migrate(drizzle(migrator), { migrationsFolder });
+  } finally {
+    await migrator.end({ timeout: 1 });
+  }
+  const client = postgres(url, {
+    max: maxConnections,
+    onnotice: () => {},
+    connect_timeout: 10,
+    idle_timeout: 30,
+  });
+  const db = drizzle(client, { schema });
+  return {
+    db: db as unknown as Database,
+    driver: 'postgres',
+    ping: async () => {
+      await client`select 1`;
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+/** Rows of a raw `db.execute()` result: postgres.js returns an array, PGlite an object with `rows`. */
+export function rowsOf<Row>(result: unknown): Row[] {
+  if (Array.isArray(result)) return result as Row[];
+  return ((result as { rows?: Row[] }).rows ?? []) as Row[];
+}

@@ -1,0 +1,242 @@
+/**
+ * The one schema, for PGlite and PostgreSQL alike. No I/O here: db.ts connects, migrate.ts applies the committed
+ * migrations in ../../drizzle. Stay within SQL both PostgreSQL 15 (Debian) and 18 (PGlite) understand.
+ */
+import {
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+/** Slack events already taken in. Slack retries an event it thinks was lost; the insert is the dedupe. */
+export const slackEvents = pgTable('slack_events', {
+  eventId: text('event_id').primaryKey(),
+  receivedAt: createdAt(),
+});
+
+/**
+ * Messages already claimed for an answer. One message may arrive as both `app_mention` and `message` (two event
+ * ids); the (channel, ts) key makes sure it is answered once.
+ */
+export const claimedMessages = pgTable(
+  'claimed_messages',
+  {
+    channelId: text('channel_id').notNull(),
+    messageTs: text('message_ts').notNull(),
+    claimedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.messageTs] })],
+);
+
+export const threads = pgTable(
+  'threads',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    teamId: text('team_id').notNull().default(''),
+    channelId: text('channel_id').notNull(),
+    threadTs: text('thread_ts').notNull(),
+    /** The thread's first message mentioned the bot (or the bot started it): follow-ups need no mention. */
+    engaged: boolean('engaged').notNull().default(false),
+    /** Cached summary of turns that no longer fit the budget, and how many turns it covers. */
+    summary: text('summary'),
+    summaryTurns: integer('summary_turns'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('threads_channel_thread_idx').on(t.channelId, t.threadTs)],
+);
+
+/** The thread's Slack messages as last read, so a rebuild does not need every page again. */
+export const threadMessages = pgTable(
+  'thread_messages',
+  {
+    threadId: bigint('thread_id', { mode: 'number' })
+      .notNull()
+      .references(() => threads.id, { onDelete: 'cascade' }),
+    ts: text('ts').notNull(),
+    payload: jsonb('payload').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.ts] })],
+);
+
+/**
+ * One answer being produced. Written before any work starts (pending), claimed with a lease by one process
+ * (running), finished as done | failed | cancelled. A lease that expires belongs to a dead process and is taken over.
+ */
+export const runs = pgTable(
+  'runs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    threadId: bigint('thread_id', { mode: 'number' })
+      .notNull()
+      .references(() => threads.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'running', 'done', 'failed', 'cancelled'] }).notNull(),
+    /** The message that asked, and the user who wrote it. */
+    triggerTs: text('trigger_ts').notNull(),
+    triggerUserId: text('trigger_user_id'),
+    teamId: text('team_id'),
+    /** Messages that arrived during an earlier run and are answered by this one. */
+    foldedTs: jsonb('folded_ts').$type<string[]>().notNull().default([]),
+    model: text('model'),
+    strategy: text('strategy'),
+    iterations: integer('iterations').notNull().default(0),
+    inputTokens: integer('input_tokens').notNull().default(0),
+    outputTokens: integer('output_tokens').notNull().default(0),
+    skillsLoaded: jsonb('skills_loaded').$type<string[]>().notNull().default([]),
+    /** Compact record of what the run read, replayed into later turns' history. */
+    activity: text('activity'),
+    /** ts of the answer message(s) posted, so a resumed run never posts twice. */
+    answerTs: jsonb('answer_ts').$type<string[]>().notNull().default([]),
+    statusMessageTs: text('status_message_ts'),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    leaseOwner: text('lease_owner'),
+    leaseExpiresAt: timestamp('lease_expires_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('runs_thread_idx').on(t.threadId, t.id),
+    index('runs_status_idx').on(t.status),
+    uniqueIndex('runs_trigger_idx').on(t.threadId, t.triggerTs),
+  ],
+);
+
+/** Every model call and tool call of a run, with what it cost. */
+export const runSteps = pgTable(
+  'run_steps',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: bigint('run_id', { mode: 'number' })
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['model', 'tool', 'subagent_model', 'subagent_tool'] }).notNull(),
+    /** Model name, or tool name. */
+    name: text('name').notNull(),
+    iteration: integer('iteration').notNull(),
+    arguments: jsonb('arguments'),
+    resultChars: integer('result_chars'),
+    inputTokens: integer('input_tokens'),
+    outputTokens: integer('output_tokens'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('run_steps_run_idx').on(t.runId)],
+);
+
+export const feedback = pgTable(
+  'feedback',
+  {
+    runId: bigint('run_id', { mode: 'number' })
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull(),
+    value: text('value', { enum: ['positive', 'negative'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.userId] })],
+);
+
+/** The thread's files, each with its short stable id ("F1"; virtual extractions "F1.txt"). */
+export const threadFiles = pgTable(
+  'thread_files',
+  {
+    threadId: bigint('thread_id', { mode: 'number' })
+      .notNull()
+      .references(() => threads.id, { onDelete: 'cascade' }),
+    fileId: text('file_id').notNull(),
+    /** Slack's file id; null for virtual files. */
+    slackFileId: text('slack_file_id'),
+    sourceFileId: text('source_file_id'),
+    name: text('name').notNull(),
+    mimeType: text('mime_type').notNull(),
+    fileType: text('file_type').notNull(),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
+    messageTs: text('message_ts').notNull(),
+    authorName: text('author_name'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.threadId, t.fileId] }),
+    uniqueIndex('thread_files_slack_idx').on(t.threadId, t.slackFileId),
+  ],
+);
+
+/**
+ * Extracted text, cached by content hash: the same bytes are parsed once whoever shares them. `slack_file_id` points
+ * here through fileContents so a second question costs no download either.
+ */
+export const documents = pgTable('documents', {
+  contentHash: text('content_hash').primaryKey(),
+  text: text('text'),
+  pageCount: integer('page_count'),
+  outline: jsonb('outline').notNull().default([]),
+  segments: jsonb('segments').notNull().default([]),
+  notes: jsonb('notes').$type<string[]>().notNull().default([]),
+  errorCode: text('error_code'),
+  errorMessage: text('error_message'),
+  /** Set once chunks for search are built. */
+  indexedAt: timestamp('indexed_at', { withTimezone: true }),
+  createdAt: createdAt(),
+});
+
+export const slackFileContents = pgTable('slack_file_contents', {
+  slackFileId: text('slack_file_id').primaryKey(),
+  contentHash: text('content_hash').notNull(),
+  sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
+  createdAt: createdAt(),
+});
+
+/** Image descriptions written once by the model: caption plus any text in the image. */
+export const imageDescriptions = pgTable('image_descriptions', {
+  slackFileId: text('slack_file_id').primaryKey(),
+  description: text('description').notNull(),
+  model: text('model').notNull(),
+  createdAt: createdAt(),
+});
+
+/** Search chunks of a document, following its structure (pages, headings, sheets, slides). */
+export const chunks = pgTable(
+  'chunks',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    contentHash: text('content_hash')
+      .notNull()
+      .references(() => documents.contentHash, { onDelete: 'cascade' }),
+    ordinal: integer('ordinal').notNull(),
+    text: text('text').notNull(),
+    location: text('location').notNull(),
+    page: integer('page'),
+    startOffset: integer('start_offset').notNull(),
+    endOffset: integer('end_offset').notNull(),
+    tokens: integer('tokens').notNull(),
+    /** Words, for the languages PostgreSQL's parser splits. */
+    tsv: tsvector('tsv').notNull(),
+    /** Overlapping character bigrams of CJK text, which the parser does not split into words. */
+    cjkTsv: tsvector('cjk_tsv'),
+    embedding: real('embedding').array(),
+    embeddingModel: text('embedding_model'),
+  },
+  (t) => [
+    uniqueIndex('chunks_doc_ordinal_idx').on(t.contentHash, t.ordinal),
+    index('chunks_tsv_idx').using('gin', t.tsv),
+    index('chunks_cjk_tsv_idx').using('gin', t.cjkTsv),
+  ],
+);
+
