@@ -1,0 +1,4 @@
+import type { BenchSuite } from './figures';
+
+/** Every bench suite, in the order they run. Each lives in its own file beside this one. */
+export const suites: BenchSuite[] = [];
