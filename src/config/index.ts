@@ -1,0 +1,1 @@
+export { loadConfig, type Config, type ConfigResult } from './load-config';

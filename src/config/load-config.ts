@@ -1,0 +1,95 @@
+import { checkVariableCombinations, environmentSchema } from './schema';
+import { contextWindowFor, DEFAULT_MODEL } from './models';
+
+export interface Config {
+  slack: {
+    botToken: string;
+    signingSecret?: string;
+    appToken?: string;
+    mode: 'socket' | 'http';
+    port: number;
+    apiUrl: string;
+    replyWithoutMention: boolean;
+    allowedChannels: string[];
+    allowedUsers: string[];
+    userRateLimitPerMinute: number;
+  };
+  model: {
+    apiKey: string;
+    baseUrl?: string;
+    name: string;
+    embeddingModel?: string;
+    vision: boolean;
+    strategy: 'auto' | 'function_calling' | 'react';
+    contextWindow: number;
+    timeoutMs: number;
+  };
+  agent: { maxIterations: number; runTimeoutMs: number; toolTimeoutMs: number };
+  files: { preloadKb: number; maxFileBytes: number; maxImagesPerTurn: number; maxImageBytes: number };
+  storage: { databaseUrl?: string; dataDir: string };
+  skillsDir: string;
+  timeZone: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  shutdownGraceMs: number;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
+
+/** Validates the environment. Never throws: every problem comes back as one line naming the variable and the fix. */
+export function loadConfig(env: Record<string, string | undefined>): ConfigResult {
+  const parsed = environmentSchema.safeParse(env);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => {
+        const variable = String(issue.path[0] ?? '');
+        return issue.message.includes(variable) || !variable ? issue.message : `${variable}: ${issue.message}`;
+      });
+  problems.push(...checkVariableCombinations(env));
+  if (!parsed.success || problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
+  const e = parsed.data;
+  const modelName = e.OPENAI_MODEL ?? DEFAULT_MODEL;
+  return {
+    ok: true,
+    config: Object.freeze({
+      slack: {
+        botToken: e.SLACK_BOT_TOKEN,
+        signingSecret: e.SLACK_SIGNING_SECRET,
+        appToken: e.SLACK_APP_TOKEN,
+        mode: e.SLACK_APP_TOKEN ? 'socket' : 'http',
+        port: e.PORT,
+        apiUrl: e.SLACK_API_URL!.endsWith('/') ? e.SLACK_API_URL! : `${e.SLACK_API_URL}/`,
+        replyWithoutMention: e.REPLY_WITHOUT_MENTION,
+        allowedChannels: e.ALLOWED_CHANNELS,
+        allowedUsers: e.ALLOWED_USERS,
+        userRateLimitPerMinute: e.USER_RATE_LIMIT_PER_MINUTE,
+      },
+      model: {
+        // Keyless local servers still need a non-empty string for the SDK.
+        apiKey: e.OPENAI_API_KEY ?? 'not-needed',
+        baseUrl: e.OPENAI_BASE_URL,
+        name: modelName,
+        embeddingModel: e.OPENAI_EMBEDDING_MODEL,
+        vision: e.OPENAI_VISION,
+        strategy: e.AGENT_STRATEGY,
+        contextWindow: e.CONTEXT_WINDOW || contextWindowFor(modelName),
+        timeoutMs: e.MODEL_TIMEOUT_SECONDS * 1000,
+      },
+      agent: {
+        maxIterations: e.MAX_ITERATIONS,
+        runTimeoutMs: e.RUN_TIMEOUT_SECONDS * 1000,
+        toolTimeoutMs: e.TOOL_TIMEOUT_SECONDS * 1000,
+      },
+      files: {
+        preloadKb: e.PRELOAD_KB,
+        maxFileBytes: e.MAX_FILE_MB * 1024 * 1024,
+        maxImagesPerTurn: e.MAX_IMAGES_PER_TURN,
+        maxImageBytes: e.MAX_IMAGE_KB * 1024,
+      },
+      storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR },
+      skillsDir: e.SKILLS_DIR,
+      timeZone: e.TIMEZONE,
+      logLevel: e.LOG_LEVEL,
+      shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    }),
+  };
+}

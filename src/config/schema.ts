@@ -1,0 +1,142 @@
+/**
+ * The environment, validated once at start. Each rule's message is written for the person setting the variable:
+ * it names the variable and says how to fix it (DESIGN.md § Contract).
+ */
+import { z } from 'zod';
+
+const bool = (name: string, fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const normalised = value.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(normalised)) return true;
+      if (['0', 'false', 'no', 'off'].includes(normalised)) return false;
+      ctx.addIssue({ code: 'custom', message: `${name} must be true or false (got "${value}")` });
+      return z.NEVER;
+    });
+
+const int = (name: string, fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return fallback;
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max} (got "${value}")` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+const url = (name: string, fallback: string | undefined, hint: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const raw = value?.trim() || fallback;
+      if (raw === undefined) return undefined;
+      try {
+        const parsed = new URL(raw);
+        if (!/^https?:$|^postgres(ql)?:$/.test(parsed.protocol)) throw new Error('protocol');
+        return raw;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${name} is not a valid URL (got "${raw}"); ${hint}` });
+        return z.NEVER;
+      }
+    });
+
+const list = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim() || undefined);
+
+export const environmentSchema = z
+  .object({
+    SLACK_BOT_TOKEN: z
+      .string({ error: 'SLACK_BOT_TOKEN is missing: set it to the bot token (xoxb-…) from your Slack app’s OAuth & Permissions page' })
+      .trim()
+      .regex(/^xoxb-\S+$/, 'SLACK_BOT_TOKEN must be a bot token starting with "xoxb-" (OAuth & Permissions → Bot User OAuth Token)'),
+    SLACK_SIGNING_SECRET: optionalText,
+    SLACK_APP_TOKEN: optionalText.refine((value) => value === undefined || value.startsWith('xapp-'), {
+      message: 'SLACK_APP_TOKEN must be an app-level token starting with "xapp-" (Basic Information → App-Level Tokens, scope connections:write), or unset for HTTP mode',
+    }),
+    PORT: int('PORT', 3000, 1, 65535),
+    SLACK_API_URL: url('SLACK_API_URL', 'https://slack.com/api/', 'use e.g. https://slack.com/api/'),
+    OPENAI_API_KEY: optionalText,
+    OPENAI_BASE_URL: url('OPENAI_BASE_URL', undefined, 'use the endpoint’s base, e.g. http://localhost:11434/v1'),
+    OPENAI_MODEL: optionalText,
+    OPENAI_EMBEDDING_MODEL: optionalText,
+    OPENAI_VISION: bool('OPENAI_VISION', true),
+    AGENT_STRATEGY: z
+      .enum(['auto', 'function_calling', 'react'], {
+        error: 'AGENT_STRATEGY must be auto, function_calling or react',
+      })
+      .optional()
+      .default('auto'),
+    CONTEXT_WINDOW: int('CONTEXT_WINDOW', 0, 0, 10_000_000),
+    DATABASE_URL: url('DATABASE_URL', undefined, 'use postgres://user:password@host:5432/database, or unset it for the embedded database'),
+    DATA_DIR: z.string().optional().default('./data'),
+    SKILLS_DIR: z.string().optional().default('./skills'),
+    REPLY_WITHOUT_MENTION: bool('REPLY_WITHOUT_MENTION', true),
+    PRELOAD_KB: int('PRELOAD_KB', 8, 0, 1024),
+    MAX_FILE_MB: int('MAX_FILE_MB', 50, 1, 1024),
+    MAX_IMAGES_PER_TURN: int('MAX_IMAGES_PER_TURN', 4, 0, 20),
+    MAX_IMAGE_KB: int('MAX_IMAGE_KB', 1536, 16, 20_480),
+    MAX_ITERATIONS: int('MAX_ITERATIONS', 10, 1, 100),
+    RUN_TIMEOUT_SECONDS: int('RUN_TIMEOUT_SECONDS', 300, 10, 3600),
+    TOOL_TIMEOUT_SECONDS: int('TOOL_TIMEOUT_SECONDS', 60, 1, 900),
+    MODEL_TIMEOUT_SECONDS: int('MODEL_TIMEOUT_SECONDS', 120, 5, 900),
+    ALLOWED_CHANNELS: list,
+    ALLOWED_USERS: list,
+    USER_RATE_LIMIT_PER_MINUTE: int('USER_RATE_LIMIT_PER_MINUTE', 10, 0, 10_000),
+    SHUTDOWN_GRACE_SECONDS: int('SHUTDOWN_GRACE_SECONDS', 25, 0, 600),
+    TIMEZONE: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const zone = value?.trim() || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+        try {
+          new Intl.DateTimeFormat('en', { timeZone: zone });
+          return zone;
+        } catch {
+          ctx.addIssue({ code: 'custom', message: `TIMEZONE "${zone}" is not a known IANA time zone; use e.g. Europe/Berlin or UTC` });
+          return z.NEVER;
+        }
+      }),
+    LOG_LEVEL: z
+      .enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' })
+      .optional()
+      .default('info'),
+  });
+
+/** Rules across variables; checked on the raw environment so they are reported even when another variable is bad. */
+export function checkVariableCombinations(env: Record<string, string | undefined>): string[] {
+  const set = (name: string) => Boolean(env[name]?.trim());
+  const problems: string[] = [];
+  if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) {
+    problems.push(
+      'SLACK_SIGNING_SECRET is missing: set it from your Slack app’s Basic Information page (HTTP mode), or set SLACK_APP_TOKEN to use Socket Mode',
+    );
+  }
+  if (!set('OPENAI_API_KEY') && !set('OPENAI_BASE_URL')) {
+    problems.push(
+      'OPENAI_API_KEY is missing: set your OpenAI API key, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key (Ollama, vLLM, llama.cpp)',
+    );
+  }
+  return problems;
+}
+
+export type Environment = z.output<typeof environmentSchema>;
