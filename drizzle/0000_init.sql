@@ -150,5 +150,7 @@ CREATE INDEX "run_steps_run_idx" ON "run_steps" USING btree ("run_id");--> state
 CREATE INDEX "runs_thread_idx" ON "runs" USING btree ("thread_id","id");--> statement-breakpoint
 CREATE INDEX "runs_status_idx" ON "runs" USING btree ("status");--> statement-breakpoint
 CREATE UNIQUE INDEX "runs_trigger_idx" ON "runs" USING btree ("thread_id","trigger_ts");--> statement-breakpoint
+CREATE UNIQUE INDEX "runs_one_pending_per_thread" ON "runs" USING btree ("thread_id") WHERE status = 'pending';--> statement-breakpoint
+CREATE UNIQUE INDEX "runs_one_running_per_thread" ON "runs" USING btree ("thread_id") WHERE status = 'running';--> statement-breakpoint
 CREATE UNIQUE INDEX "thread_files_slack_idx" ON "thread_files" USING btree ("thread_id","slack_file_id");--> statement-breakpoint
 CREATE UNIQUE INDEX "threads_channel_thread_idx" ON "threads" USING btree ("channel_id","thread_ts");

@@ -2,6 +2,7 @@
  * The one schema, for PGlite and PostgreSQL alike. No I/O here: db.ts connects, migrate.ts applies the committed
  * migrations in ../../drizzle. Stay within SQL both PostgreSQL 15 (Debian) and 18 (PGlite) understand.
  */
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
@@ -114,6 +115,9 @@ export const runs = pgTable(
     index('runs_thread_idx').on(t.threadId, t.id),
     index('runs_status_idx').on(t.status),
     uniqueIndex('runs_trigger_idx').on(t.threadId, t.triggerTs),
+    // At most one waiting and one working run per thread: messages that arrive meanwhile fold into the waiting one.
+    uniqueIndex('runs_one_pending_per_thread').on(t.threadId).where(sql`status = 'pending'`),
+    uniqueIndex('runs_one_running_per_thread').on(t.threadId).where(sql`status = 'running'`),
   ],
 );
 
