@@ -81,6 +81,7 @@ CREATE TABLE "runs" (
 	"activity" text,
 	"answer_ts" jsonb DEFAULT '[]'::jsonb NOT NULL,
 	"status_message_ts" text,
+	"cancel_requested" boolean DEFAULT false NOT NULL,
 	"error" text,
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"lease_owner" text,

@@ -103,6 +103,8 @@ export const runs = pgTable(
     /** ts of the answer message(s) posted, so a resumed run never posts twice. */
     answerTs: jsonb('answer_ts').$type<string[]>().notNull().default([]),
     statusMessageTs: text('status_message_ts'),
+    /** Set by whichever replica received the cancel; the lease holder sees it on its next heartbeat. */
+    cancelRequested: boolean('cancel_requested').notNull().default(false),
     error: text('error'),
     attempts: integer('attempts').notNull().default(0),
     leaseOwner: text('lease_owner'),

@@ -1,0 +1,207 @@
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import type { Database } from './db';
+import { rowsOf } from './db';
+import { runs, runSteps, feedback } from './schema';
+import type { RunStepRecord } from '../agent/run-records';
+
+export type RunRow = typeof runs.$inferSelect;
+
+export interface RunRequest {
+  threadId: number;
+  triggerTs: string;
+  triggerUserId?: string;
+  teamId?: string;
+}
+
+/**
+ * Records that a message wants an answer. If the thread already has a waiting run, the message folds into it
+ * (it will be answered there); otherwise a new pending run is written. Returns the run that will answer.
+ */
+export async function enqueueRun(db: Database, request: RunRequest): Promise<{ run: RunRow; folded: boolean }> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await db
+      .insert(runs)
+      .values({ ...request, status: 'pending' })
+      .onConflictDoNothing()
+      .returning();
+    if (inserted[0]) return { run: inserted[0], folded: false };
+
+    const [existing] = await db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.threadId, request.threadId), eq(runs.triggerTs, request.triggerTs)));
+    if (existing) return { run: existing, folded: false };
+
+    const [folded] = await db
+      .update(runs)
+      .set({ foldedTs: sql`${runs.foldedTs} || ${JSON.stringify([request.triggerTs])}::jsonb` })
+      .where(and(eq(runs.threadId, request.threadId), eq(runs.status, 'pending')))
+      .returning();
+    if (folded) return { run: folded, folded: true };
+    // The waiting run was claimed between our insert and update: try again, now as a new pending run.
+  }
+  throw new Error(`Could not queue an answer for message ${request.triggerTs} in thread ${request.threadId} after 3 attempts.`);
+}
+
+/**
+ * Takes the oldest run that is waiting (or whose worker's lease expired) in a thread with no live run, and leases
+ * it to `owner`. Safe across replicas: SKIP LOCKED keeps claimers apart, the partial unique index on running runs
+ * is the last word on one run per thread.
+ */
+export async function claimNextRun(db: Database, owner: string, leaseMs: number): Promise<RunRow | undefined> {
+  try {
+    const result = await db.execute(sql`
+      update runs set
+        status = 'running',
+        lease_owner = ${owner},
+        lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}),
+        attempts = attempts + 1,
+        started_at = coalesce(started_at, now())
+      where id = (
+        select r.id from runs r
+        where (r.status = 'pending' or (r.status = 'running' and r.lease_expires_at < now()))
+          and not exists (
+            select 1 from runs o
+            where o.thread_id = r.thread_id and o.id <> r.id and o.status = 'running' and o.lease_expires_at >= now()
+          )
+          and not exists (
+            select 1 from runs earlier
+            where earlier.thread_id = r.thread_id and earlier.id < r.id and earlier.status = 'running'
+          )
+        order by r.id
+        limit 1
+        for update skip locked
+      )
+      returning id`);
+    const [row] = rowsOf<{ id: number | string }>(result);
+    return row ? getRun(db, Number(row.id)) : undefined;
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined; // another replica started this thread's run first
+    throw error;
+  }
+}
+
+/**
+ * Extends the lease while work goes on. `held: false` when the lease was lost (another worker took the run over);
+ * `cancelRequested` when someone asked, on any replica, to stop this answer.
+ */
+export async function renewLease(
+  db: Database,
+  runId: number,
+  owner: string,
+  leaseMs: number,
+): Promise<{ held: boolean; cancelRequested: boolean }> {
+  const [row] = await db
+    .update(runs)
+    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})` })
+    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, 'running')))
+    .returning({ cancelRequested: runs.cancelRequested });
+  return { held: row !== undefined, cancelRequested: row?.cancelRequested ?? false };
+}
+
+export interface RunOutcome {
+  status: 'done' | 'failed' | 'cancelled';
+  error?: string;
+  model?: string;
+  strategy?: string;
+  iterations?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  skillsLoaded?: string[];
+  activity?: string;
+  answerTs?: string[];
+}
+
+/** Finishes a run this owner holds. False if the lease had been lost meanwhile (someone else owns the outcome). */
+export async function finishRun(db: Database, runId: number, owner: string, outcome: RunOutcome): Promise<boolean> {
+  const updated = await db
+    .update(runs)
+    .set({ ...outcome, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null })
+    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner)))
+    .returning({ id: runs.id });
+  return updated.length === 1;
+}
+
+/** Marks the answer as posted, before the run is finished, so a resumed run never posts it twice. */
+export async function recordAnswerPosted(db: Database, runId: number, answerTs: string[]): Promise<void> {
+  await db.update(runs).set({ answerTs }).where(eq(runs.id, runId));
+}
+
+export async function recordStatusMessage(db: Database, runId: number, ts: string | null): Promise<void> {
+  await db.update(runs).set({ statusMessageTs: ts }).where(eq(runs.id, runId));
+}
+
+export async function getRun(db: Database, runId: number): Promise<RunRow | undefined> {
+  const [row] = await db.select().from(runs).where(eq(runs.id, runId));
+  return row;
+}
+
+export async function listThreadRuns(db: Database, threadId: number): Promise<RunRow[]> {
+  return db.select().from(runs).where(eq(runs.threadId, threadId)).orderBy(asc(runs.id));
+}
+
+/** The newest unfinished run of a thread, for cancel buttons and reactions. */
+export async function findActiveRun(db: Database, threadId: number): Promise<RunRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.threadId, threadId), inArray(runs.status, ['running', 'pending'])))
+    .orderBy(desc(runs.id))
+    .limit(1);
+  return row;
+}
+
+/** A waiting run is cancelled at once; a working one is flagged, and its worker stops at the next heartbeat. */
+export async function requestCancel(db: Database, runId: number): Promise<'cancelled' | 'flagged' | 'finished'> {
+  const [pending] = await db
+    .update(runs)
+    .set({ status: 'cancelled', finishedAt: sql`now()`, error: 'cancelled by a user' })
+    .where(and(eq(runs.id, runId), eq(runs.status, 'pending')))
+    .returning({ id: runs.id });
+  if (pending) return 'cancelled';
+  const [running] = await db
+    .update(runs)
+    .set({ cancelRequested: true })
+    .where(and(eq(runs.id, runId), eq(runs.status, 'running')))
+    .returning({ id: runs.id });
+  return running ? 'flagged' : 'finished';
+}
+
+export async function insertRunSteps(db: Database, runId: number, steps: RunStepRecord[]): Promise<void> {
+  if (steps.length === 0) return;
+  await db.insert(runSteps).values(
+    steps.map((step) => ({
+      runId,
+      kind: step.kind,
+      name: step.name,
+      iteration: step.iteration,
+      arguments: step.arguments === undefined ? null : step.arguments,
+      resultChars: step.resultChars,
+      inputTokens: step.inputTokens,
+      outputTokens: step.outputTokens,
+      durationMs: Math.round(step.durationMs),
+      error: step.error,
+    })),
+  );
+}
+
+export async function listRunSteps(db: Database, runId: number) {
+  return db.select().from(runSteps).where(eq(runSteps.runId, runId)).orderBy(asc(runSteps.id));
+}
+
+export async function saveFeedback(db: Database, runId: number, userId: string, value: 'positive' | 'negative'): Promise<void> {
+  await db
+    .insert(feedback)
+    .values({ runId, userId, value })
+    .onConflictDoUpdate({ target: [feedback.runId, feedback.userId], set: { value, createdAt: sql`now()` } });
+}
+
+export async function listFeedback(db: Database, runId: number) {
+  return db.select().from(feedback).where(eq(feedback.runId, runId));
+}
+
+/** Unique-constraint violations look different per driver (PGlite: cause.code, postgres.js: code). */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: any = error; e; e = e.cause) if (e.code === '23505') return true;
+  return false;
+}
