@@ -1,0 +1,207 @@
+/**
+ * Requests signed the way Slack signs them, posted to the app's real Bolt receiver: `v0=` + HMAC-SHA256 of
+ * "v0:<timestamp>:<raw body>" with the signing secret. Events go as JSON, slash commands and interactions as
+ * form bodies — Bolt parses them by content type, so the encoding here must match Slack's exactly.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import type { SlackFileObject } from './slack-types';
+
+export function signSlackRequest(signingSecret: string, rawBody: string, timestampSeconds?: number): Record<string, string> {
+  const timestamp = String(timestampSeconds ?? Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', signingSecret).update(`v0:${timestamp}:${rawBody}`).digest('hex');
+  return { 'x-slack-signature': `v0=${signature}`, 'x-slack-request-timestamp': timestamp };
+}
+
+export interface SignedPostOptions {
+  /** Request timestamp in seconds (default now); Bolt rejects anything older than 5 minutes. */
+  timestamp?: number;
+  /** Sign with a wrong secret, to test rejection. */
+  badSignature?: boolean;
+}
+
+async function postSigned(
+  url: string,
+  signingSecret: string,
+  body: string,
+  contentType: string,
+  options: SignedPostOptions & { headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: string }> {
+  const secret = options.badSignature ? `${signingSecret}-wrong` : signingSecret;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': contentType,
+      'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+      ...signSlackRequest(secret, body, options.timestamp),
+      ...options.headers,
+    },
+    body,
+  });
+  return { status: response.status, body: await response.text() };
+}
+
+export interface PostEventOptions extends SignedPostOptions {
+  eventId?: string;
+  /** Sets X-Slack-Retry-Num: Slack's redelivery of an event it thinks was not acknowledged. */
+  retryNum?: number;
+  /** X-Slack-Retry-Reason, e.g. 'http_timeout' (default when retryNum is set). */
+  retryReason?: string;
+  teamId?: string;
+  /** Adds `authorizations` naming this bot user, as Slack does for the installing bot. */
+  botUserId?: string;
+}
+
+let eventCounter = 0;
+
+/** A fresh Slack-looking event id ("Ev0…"). Reuse one with `eventId` to simulate a duplicate delivery. */
+export function newEventId(): string {
+  eventCounter += 1;
+  return `Ev0FAKE${String(eventCounter).padStart(4, '0')}${randomBytes(3).toString('hex').toUpperCase()}`;
+}
+
+export async function postSlackEvent(
+  appUrl: string,
+  signingSecret: string,
+  event: object,
+  options: PostEventOptions = {},
+): Promise<{ status: number; body: string }> {
+  const teamId = options.teamId ?? 'T0TEAM';
+  const envelope = {
+    token: 'fake-verification-token',
+    team_id: teamId,
+    context_team_id: teamId,
+    context_enterprise_id: null,
+    api_app_id: 'A0FAKEAPP',
+    event,
+    type: 'event_callback',
+    event_id: options.eventId ?? newEventId(),
+    event_time: Math.floor(Date.now() / 1000),
+    ...(options.botUserId
+      ? {
+          authorizations: [
+            { enterprise_id: null, team_id: teamId, user_id: options.botUserId, is_bot: true, is_enterprise_install: false },
+          ],
+        }
+      : {}),
+    is_ext_shared_channel: false,
+  };
+  const headers: Record<string, string> = {};
+  if (options.retryNum !== undefined) {
+    headers['x-slack-retry-num'] = String(options.retryNum);
+    headers['x-slack-retry-reason'] = options.retryReason ?? 'http_timeout';
+  } else if (options.retryReason !== undefined) headers['x-slack-retry-reason'] = options.retryReason;
+  return postSigned(appUrl, signingSecret, JSON.stringify(envelope), 'application/json', { ...options, headers });
+}
+
+export interface SlashCommand {
+  command: string;
+  text: string;
+  user_id: string;
+  channel_id: string;
+  team_id?: string;
+  user_name?: string;
+  channel_name?: string;
+  trigger_id?: string;
+  response_url?: string;
+}
+
+export async function postSlashCommand(
+  appUrl: string,
+  signingSecret: string,
+  command: SlashCommand,
+  options: SignedPostOptions = {},
+): Promise<{ status: number; body: string }> {
+  const teamId = command.team_id ?? 'T0TEAM';
+  const form = new URLSearchParams({
+    token: 'fake-verification-token',
+    team_id: teamId,
+    team_domain: 'fake-team',
+    channel_id: command.channel_id,
+    channel_name: command.channel_name ?? 'general',
+    user_id: command.user_id,
+    user_name: command.user_name ?? command.user_id.toLowerCase(),
+    command: command.command,
+    text: command.text,
+    api_app_id: 'A0FAKEAPP',
+    is_enterprise_install: 'false',
+    response_url: command.response_url ?? `https://hooks.slack.com/commands/${teamId}/1/fake`,
+    trigger_id: command.trigger_id ?? `${Date.now()}.1.fake`,
+  });
+  return postSigned(appUrl, signingSecret, form.toString(), 'application/x-www-form-urlencoded', options);
+}
+
+export async function postInteraction(
+  appUrl: string,
+  signingSecret: string,
+  payload: object,
+  options: SignedPostOptions = {},
+): Promise<{ status: number; body: string }> {
+  const form = new URLSearchParams({ payload: JSON.stringify(payload) });
+  return postSigned(appUrl, signingSecret, form.toString(), 'application/x-www-form-urlencoded', options);
+}
+
+// ---- event builders: the fields Slack sends, so tests read as "who said what where" ----
+
+export interface MessageEventInput {
+  channel: string;
+  user: string;
+  text: string;
+  ts: string;
+  thread_ts?: string;
+  files?: SlackFileObject[];
+  team?: string;
+  /** Overrides the inferred subtype (file_share when files are attached). */
+  subtype?: string;
+  bot_id?: string;
+}
+
+function rich(text: string) {
+  return [{ type: 'rich_text', block_id: 'b0', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }] }] }];
+}
+
+function common(input: MessageEventInput) {
+  return {
+    user: input.user,
+    text: input.text,
+    ts: input.ts,
+    event_ts: input.ts,
+    channel: input.channel,
+    team: input.team ?? 'T0TEAM',
+    client_msg_id: `00000000-0000-4000-8000-${input.ts.replace('.', '').padStart(12, '0').slice(-12)}`,
+    blocks: rich(input.text),
+    ...(input.thread_ts ? { thread_ts: input.thread_ts } : {}),
+    ...(input.files ? { files: input.files, upload: false, display_as_bot: false } : {}),
+    ...(input.bot_id ? { bot_id: input.bot_id } : {}),
+  };
+}
+
+/** `app_mention`: the text carries the bot's mention, e.g. "<@U0BOT> summarise this". */
+export function mentionEvent(input: MessageEventInput) {
+  return { type: 'app_mention', ...common(input) };
+}
+
+/** A channel `message` event (channel_type 'channel'); file_share subtype when files are attached. */
+export function messageEvent(input: MessageEventInput & { channel_type?: 'channel' | 'group' | 'im' | 'mpim' }) {
+  const subtype = input.subtype ?? (input.files ? 'file_share' : undefined);
+  return { type: 'message', ...(subtype ? { subtype } : {}), ...common(input), channel_type: input.channel_type ?? 'channel' };
+}
+
+/** A direct message to the bot (channel_type 'im', channel id usually "D…"). */
+export function dmEvent(input: MessageEventInput) {
+  return messageEvent({ ...input, channel_type: 'im' });
+}
+
+/** `message_changed`: someone edited a message. */
+export function messageChangedEvent(input: MessageEventInput & { editedTs: string; channel_type?: string }) {
+  const { editedTs, channel_type, ...message } = input;
+  return {
+    type: 'message',
+    subtype: 'message_changed',
+    hidden: true,
+    channel: input.channel,
+    channel_type: channel_type ?? 'channel',
+    ts: editedTs,
+    event_ts: editedTs,
+    message: { type: 'message', ...common(message), edited: { user: input.user, ts: editedTs } },
+  };
+}
