@@ -1,0 +1,24 @@
+/**
+ * Context engineering: what the model sees for one request. Pure functions — thread, files, skills and budget in,
+ * chat messages out — plus the helpers the agent loop needs while a run grows (cutting tool results, trimming the
+ * run's messages, telling the model its budget).
+ */
+export { buildModelMessages } from './build-messages';
+export { countTokens } from './tokenizer';
+export { countRequestTokens } from './message-tokens';
+export { fitToolResult, peekFileHint, type ContinuationHint, type CutPosition } from './fit-tool-result';
+export { trimRunMessages, type TrimOptions, type TrimResult } from './trim-run-messages';
+export { buildBudgetReport, type BudgetReportInput } from './budget-report';
+export { countImageTokens } from './image-tokens';
+export { renderFilesBlock, type FilesBlockOptions } from './files-block';
+export { renderSystemPrompt } from './system-prompt';
+export type {
+  BuiltContext,
+  ChannelInfo,
+  ContextBudget,
+  ContextInput,
+  ContextReport,
+  CurrentImage,
+  HistorySummary,
+  ImageDetail,
+} from './types';
