@@ -1,0 +1,101 @@
+/** Places to cut text, strongest first. `segment` is a dictionary word boundary (CJK has no spaces to cut at). */
+export type CutKind = 'paragraph' | 'line' | 'sentence' | 'word';
+
+/** Cut `text` into `text.slice(0, end)` and `text.slice(resume)`; what lies between is whitespace. */
+export interface Cut {
+  end: number;
+  resume: number;
+  kind: CutKind | 'segment' | 'grapheme';
+}
+
+export interface CutRules {
+  /** Soft boundaries to try, in order of preference. */
+  kinds: readonly CutKind[];
+  /** When no soft boundary fits, cut between words of scripts without spaces, else between characters. */
+  hard: 'segment' | 'grapheme' | false;
+  /** Keep inline code, links and Slack tokens whole when a softer choice exists. */
+  protect: boolean;
+}
+
+const PATTERNS: Record<CutKind, { regex: RegExp; end: (m: RegExpExecArray) => number }> = {
+  paragraph: { regex: /\n[ \t]*\n(?:[ \t]*\n)*/g, end: (m) => m.index },
+  line: { regex: /\n/g, end: (m) => m.index },
+  // After sentence punctuation (and closing quotes); CJK full stops need no space after them.
+  sentence: { regex: /[.!?…]+["'”’)\]]*(?=[ \t])|[。！？]+[」』”’）)]*/gu, end: (m) => m.index + m[0].length },
+  word: { regex: /[ \t]+/g, end: (m) => m.index },
+};
+
+/** Spans that should not be cut through: `code`, [links](…), <slack|tokens>, &amp; entities. All single-line. */
+const PROTECTED = /(`+)[^`\n]+?\1|!?\[[^\]\n]*\]\([^)\s]*\)|<[^<>\n]*>|&(?:amp|lt|gt);/g;
+
+const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The best cut that leaves at most `limit` characters before it, or undefined when only a hard cut would do and
+ * hard cuts are not allowed. A strong boundary in the back half of the window beats a weaker one later on, so
+ * pieces stay reasonably full without cutting sentences when a paragraph break is near.
+ */
+export function findCut(text: string, limit: number, rules: CutRules): Cut | undefined {
+  const firstContent = text.search(/\S/);
+  if (firstContent === -1) return undefined;
+  const ranges = rules.protect ? protectedRanges(text, limit) : [];
+  const allowed = (end: number) => end > firstContent && end <= limit && !ranges.some(([s, e]) => s < end && end < e);
+  for (const floor of [Math.floor(limit / 2), 0]) {
+    for (const kind of rules.kinds) {
+      const cut = lastSoftCut(text, kind, limit, (end) => end > floor && allowed(end));
+      if (cut) return cut;
+    }
+  }
+  if (rules.hard === 'segment') {
+    const end = lastSegmentBoundary(text, limit, wordSegmenter, firstContent);
+    if (end !== undefined) return { end, resume: end, kind: 'segment' };
+  }
+  if (rules.hard !== false) return { ...hardCut(text, limit, firstContent), kind: 'grapheme' };
+  return undefined;
+}
+
+function lastSoftCut(text: string, kind: CutKind, limit: number, allowed: (end: number) => boolean): Cut | undefined {
+  const { regex, end: endOf } = PATTERNS[kind];
+  const re = new RegExp(regex.source, regex.flags);
+  let best: Cut | undefined;
+  for (let m = re.exec(text); m !== null && m.index <= limit; m = re.exec(text)) {
+    const end = endOf(m);
+    if (allowed(end)) best = { end, resume: m.index + m[0].length, kind };
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return best;
+}
+
+function protectedRanges(text: string, limit: number): Array<[number, number]> {
+  const re = new RegExp(PROTECTED.source, PROTECTED.flags);
+  const ranges: Array<[number, number]> = [];
+  for (let m = re.exec(text); m !== null && m.index < limit; m = re.exec(text)) {
+    ranges.push([m.index, m.index + m[0].length]);
+  }
+  return ranges;
+}
+
+function lastSegmentBoundary(text: string, limit: number, segmenter: Intl.Segmenter, firstContent: number): number | undefined {
+  let best: number | undefined;
+  for (const { index } of segmenter.segment(text.slice(0, limit + 1))) {
+    if (index > limit) break;
+    if (index > firstContent) best = index;
+  }
+  return best;
+}
+
+/** Between two characters as a reader sees them (an emoji with skin tone or a flag is one), else between code points. */
+function hardCut(text: string, limit: number, firstContent: number): { end: number; resume: number } {
+  let end = lastSegmentBoundary(text, limit, graphemeSegmenter, firstContent);
+  if (end === undefined) {
+    // One "character" longer than the whole limit (a pile of combining marks): cut it, but never a surrogate pair.
+    end = isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
+    if (end <= firstContent) throw new RangeError(`maxChars ${limit} is too small to hold one character`);
+  }
+  return { end, resume: end };
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}

@@ -1,0 +1,145 @@
+import { findCut, type CutRules } from './find-cut';
+import type { Fence } from './find-fences';
+import { normaliseNewlines } from './normalise-newlines';
+import { parseParts, renderFence, renderPart, type Part } from './parse-parts';
+
+const PROSE: CutRules = { kinds: ['paragraph', 'line', 'sentence', 'word'], hard: 'segment', protect: true };
+const CODE: CutRules = { kinds: ['paragraph', 'line', 'word'], hard: 'grapheme', protect: false };
+const TABLE_ROWS: CutRules = { kinds: ['line', 'word'], hard: 'grapheme', protect: true };
+
+/**
+ * Only boundaries between paragraphs or lines are good enough to fill the rest of a started piece; anything
+ * weaker would cut a paragraph just to save a message.
+ */
+const FILL_PROSE: CutRules = { kinds: ['paragraph', 'line'], hard: false, protect: true };
+const FILL_CODE: CutRules = { kinds: ['paragraph', 'line'], hard: false, protect: false };
+const FILL_TABLE: CutRules = { kinds: ['line'], hard: false, protect: true };
+
+/**
+ * Splits text into pieces of at most maxChars, never mid-word and never inside a fenced code block (a fence that must
+ * be split is closed at the end of one piece and reopened, with its language, at the start of the next); prefers
+ * paragraph, then line, then sentence, then word boundaries.
+ *
+ * A word longer than a whole piece, or a run of CJK text, is cut between dictionary words or, failing that, between
+ * characters as a reader sees them (never inside an emoji or a surrogate pair). A table that must be split repeats
+ * its header in the next piece. Whitespace at the cuts is dropped; "\r\n" becomes "\n"; an unclosed fence is closed.
+ */
+export function splitForSlack(text: string, maxChars: number): string[] {
+  if (!Number.isInteger(maxChars) || maxChars < 2) throw new RangeError(`maxChars must be an integer ≥ 2, got ${maxChars}`);
+  const pieces: string[] = [];
+  let current = '';
+  for (const part of parseParts(normaliseNewlines(text))) {
+    const separator = current === '' ? '' : part.blankBefore ? '\n\n' : '\n';
+    const whole = renderPart(part);
+    if (current.length + separator.length + whole.length <= maxChars) {
+      current += separator + whole;
+      continue;
+    }
+    const room = current === '' ? 0 : maxChars - current.length - separator.length;
+    const { fill, chunks } = cutPart(part, maxChars, room);
+    if (fill !== undefined) current += separator + fill;
+    if (current !== '') pieces.push(current);
+    // The last chunk stays open, so the next part can join it.
+    current = chunks.pop() ?? '';
+    pieces.push(...chunks);
+  }
+  if (current !== '') pieces.push(current);
+  return pieces;
+}
+
+/** A part too big for the room left: what fills that room (if it can be cut well), then whole-size chunks. */
+interface PartCut {
+  fill?: string;
+  chunks: string[];
+}
+
+function cutPart(part: Part, maxChars: number, room: number): PartCut {
+  switch (part.kind) {
+    case 'prose':
+      return cutWithin(part.text, (body) => body, { room, fill: FILL_PROSE }, { limit: maxChars, rules: PROSE });
+    case 'fence':
+      return cutFence(part.fence, maxChars, room);
+    case 'table':
+      return cutTable(part, maxChars, room);
+  }
+}
+
+function cutFence(fence: Fence, maxChars: number, room: number): PartCut {
+  // The language goes with every reopened fence; only when it cannot fit at all is it dropped.
+  let reopen: Fence = fence;
+  if (maxChars - fenceOverhead(reopen) < 2) reopen = { ...fence, info: '' };
+  if (maxChars - fenceOverhead(reopen) < 2) {
+    throw new RangeError(`maxChars ${maxChars} is too small to split a ${fence.marker} code block`);
+  }
+  if (fence.body === '') return { chunks: [renderFence(reopen, '')] };
+  return cutWithin(
+    fence.body,
+    (body) => renderFence(reopen, body),
+    { room: room - fenceOverhead(reopen), fill: FILL_CODE },
+    { limit: maxChars - fenceOverhead(reopen), rules: CODE },
+  );
+}
+
+/** The fence lines around a body: opening line, closing line and the two line breaks. */
+function fenceOverhead(fence: Fence): number {
+  return renderFence(fence, '').length + 1;
+}
+
+function cutTable(part: Extract<Part, { kind: 'table' }>, maxChars: number, room: number): PartCut {
+  const head = `${part.header}\n${part.delimiter}`;
+  const overhead = head.length + 1;
+  // A header that takes most of a piece is not worth repeating: cut the table like prose instead.
+  if (overhead > maxChars / 2 || part.rows.length === 0) {
+    return cutWithin(renderPart(part), (body) => body, { room, fill: FILL_PROSE }, { limit: maxChars, rules: PROSE });
+  }
+  return cutWithin(
+    part.rows.join('\n'),
+    (rows) => `${head}\n${rows}`,
+    { room: room - overhead, fill: FILL_TABLE },
+    { limit: maxChars - overhead, rules: TABLE_ROWS },
+  );
+}
+
+/**
+ * Cuts `body` into chunks that are each wrapped (in fence lines, under a table header…) and fit their piece: the
+ * first may go into the `room` left in the current piece if a good boundary allows, the rest use the full `limit`.
+ */
+function cutWithin(
+  body: string,
+  wrap: (chunk: string) => string,
+  start: { room: number; fill: CutRules },
+  rest: { limit: number; rules: CutRules },
+): PartCut {
+  let remaining = body;
+  let fill: string | undefined;
+  if (start.room >= 1) {
+    const cut = findCut(remaining, start.room, start.fill);
+    if (cut) {
+      fill = wrap(headOf(remaining, cut.end));
+      remaining = tailOf(remaining, cut);
+    }
+  }
+  const chunks: string[] = [];
+  while (remaining !== '') {
+    if (remaining.length <= rest.limit) {
+      chunks.push(wrap(remaining));
+      break;
+    }
+    const cut = findCut(remaining, rest.limit, rest.rules);
+    if (cut === undefined) break; // only whitespace is left
+    chunks.push(wrap(headOf(remaining, cut.end)));
+    remaining = tailOf(remaining, cut);
+  }
+  return { fill, chunks };
+}
+
+function headOf(text: string, end: number): string {
+  return text.slice(0, end).replace(/\s+$/, '');
+}
+
+/** After a line cut the next line keeps its indentation (nested lists, code); after a word cut, spaces go. */
+function tailOf(text: string, cut: { resume: number; kind: string }): string {
+  let tail = text.slice(cut.resume).replace(/^(?:[ \t]*\n)+/, '');
+  if (cut.kind !== 'paragraph' && cut.kind !== 'line') tail = tail.replace(/^[ \t]+/, '');
+  return tail.trim() === '' ? '' : tail;
+}
