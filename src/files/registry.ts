@@ -1,0 +1,168 @@
+/**
+ * The thread's file registry: every file on every message of the thread gets a short id ("F1", "F2"… in order of
+ * first sight) that stays the same for the life of the thread, so tool calls in history keep resolving after
+ * restarts, rebuilds and new uploads. Ids live in thread_files, unique per (thread, id) and (thread, Slack file id).
+ *
+ * Two runs may register the same thread at once (two replicas, one PostgreSQL). Each inserts with ON CONFLICT DO
+ * NOTHING and reads back: whichever insert won, every file ends up with exactly one id, and no id is reused.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../store/db';
+import { documents, slackFileContents, threadFiles } from '../store/schema';
+import { describeFileError } from './describe-file-error';
+import { markSlackFileUnavailable } from './file-store';
+import { compareSlackTs } from './slack-ts';
+import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from './slack-file';
+import type { ExtractedDocument, FileErrorCode, ThreadFile } from './types';
+
+export interface MessageFiles {
+  ts: string;
+  authorName?: string;
+  files?: SlackFileObject[];
+}
+
+// Racing registrations settle in one or two rounds; more means something is wrong, and we say so.
+const MAX_ROUNDS = 8;
+
+export async function registerThreadFiles(db: Database, threadId: number, messages: MessageFiles[]): Promise<ThreadFile[]> {
+  const seen = new Map<string, { file: SlackFileObject; ts: string; authorName?: string }>();
+  for (const message of [...messages].sort((a, b) => compareSlackTs(a.ts, b.ts))) {
+    for (const file of message.files ?? []) {
+      if (file.id && !seen.has(file.id)) seen.set(file.id, { file, ts: message.ts, authorName: message.authorName });
+    }
+  }
+
+  for (let round = 0; ; round += 1) {
+    const rows = await db.select().from(threadFiles).where(eq(threadFiles.threadId, threadId));
+    const known = new Set(rows.map((row) => row.slackFileId));
+    const fresh = [...seen.values()].filter((s) => !known.has(s.file.id));
+    if (fresh.length === 0) break;
+    if (round === MAX_ROUNDS) {
+      throw new Error(`Could not register ${fresh.length} file(s) in thread ${threadId} after ${MAX_ROUNDS} tries: ids kept colliding.`);
+    }
+    let next = nextFileNumber(rows.map((row) => row.fileId));
+    await db
+      .insert(threadFiles)
+      .values(
+        fresh.map(({ file, ts, authorName }) => ({
+          threadId,
+          fileId: `F${next++}`,
+          slackFileId: file.id,
+          name: slackFileName(file),
+          mimeType: file.mimetype ?? 'application/octet-stream',
+          fileType: file.filetype ?? '',
+          sizeBytes: file.size ?? 0,
+          messageTs: ts,
+          authorName: authorName ?? null,
+        })),
+      )
+      .onConflictDoNothing();
+  }
+
+  // What the Slack objects say now wins over what was stored: a file deleted since is deleted.
+  const live = new Map<string, { code: FileErrorCode; service: string }>();
+  for (const { file } of seen.values()) {
+    const code = unreadableReason(file);
+    if (!code) continue;
+    live.set(file.id, { code, service: externalServiceName(file) });
+    if (code === 'deleted' || code === 'external') await markSlackFileUnavailable(db, file.id, code);
+  }
+  return (await listThreadFiles(db, threadId)).map((file) => {
+    const reason = file.slackFileId ? live.get(file.slackFileId) : undefined;
+    if (!reason) return file;
+    return { ...file, error: { code: reason.code, message: describeFileError(file, reason.code, { service: reason.service }) } };
+  });
+}
+
+/** The thread's files in id order, with page counts and lasting errors from the cache where known. */
+export async function listThreadFiles(db: Database, threadId: number): Promise<ThreadFile[]> {
+  const rows = await db
+    .select({ file: threadFiles, pageCount: documents.pageCount, errorCode: documents.errorCode })
+    .from(threadFiles)
+    .leftJoin(slackFileContents, eq(slackFileContents.slackFileId, threadFiles.slackFileId))
+    .leftJoin(documents, eq(documents.contentHash, slackFileContents.contentHash))
+    .where(eq(threadFiles.threadId, threadId));
+  const files = rows.map(({ file: row, pageCount, errorCode }) => {
+    const file: ThreadFile = {
+      id: row.fileId,
+      name: row.name,
+      mimeType: row.mimeType,
+      fileType: row.fileType,
+      sizeBytes: row.sizeBytes,
+      messageTs: row.messageTs,
+    };
+    if (row.authorName !== null) file.authorName = row.authorName;
+    if (row.slackFileId !== null) file.slackFileId = row.slackFileId;
+    if (row.sourceFileId !== null) file.sourceId = row.sourceFileId;
+    if (pageCount !== null) file.pageCount = pageCount;
+    if (errorCode) {
+      const code = errorCode as FileErrorCode;
+      file.error = { code, message: describeFileError(file, code) };
+    }
+    return file;
+  });
+  // A virtual file has its source's pages.
+  const byId = new Map(files.map((file) => [file.id, file]));
+  for (const file of files) {
+    const pages = file.sourceId ? byId.get(file.sourceId)?.pageCount : undefined;
+    if (pages !== undefined) file.pageCount = pages;
+  }
+  return files.sort(compareFileIds);
+}
+
+/** Registers "F1.txt", the extracted text of F1, as a file of the thread. Idempotent. */
+export async function registerVirtualFile(
+  db: Database,
+  threadId: number,
+  source: ThreadFile,
+  document: ExtractedDocument,
+): Promise<ThreadFile> {
+  const fileId = `${source.id}.txt`;
+  await db
+    .insert(threadFiles)
+    .values({
+      threadId,
+      fileId,
+      sourceFileId: source.id,
+      name: `${source.name}.txt`,
+      mimeType: 'text/plain',
+      fileType: 'text',
+      // In characters, the unit peek_file pages in; for extracted text that is the size that matters.
+      sizeBytes: document.text.length,
+      messageTs: source.messageTs,
+      authorName: source.authorName ?? null,
+    })
+    .onConflictDoNothing();
+  const [row] = await db
+    .select()
+    .from(threadFiles)
+    .where(and(eq(threadFiles.threadId, threadId), eq(threadFiles.fileId, fileId)));
+  if (!row) throw new Error(`Registered ${fileId} in thread ${threadId} but could not read it back.`);
+  const file: ThreadFile = {
+    id: row.fileId,
+    name: row.name,
+    mimeType: row.mimeType,
+    fileType: row.fileType,
+    sizeBytes: row.sizeBytes,
+    messageTs: row.messageTs,
+    sourceId: source.id,
+  };
+  if (row.authorName !== null) file.authorName = row.authorName;
+  if (document.pageCount !== undefined) file.pageCount = document.pageCount;
+  return file;
+}
+
+function nextFileNumber(ids: string[]): number {
+  let max = 0;
+  for (const id of ids) {
+    const match = /^F(\d+)$/.exec(id);
+    if (match) max = Math.max(max, Number(match[1]));
+  }
+  return max + 1;
+}
+
+/** F2 before F10, and F1.txt right after F1. */
+function compareFileIds(a: ThreadFile, b: ThreadFile): number {
+  const key = (id: string) => Number(/^F(\d+)/.exec(id)?.[1] ?? Number.MAX_SAFE_INTEGER);
+  return key(a.id) - key(b.id) || a.id.length - b.id.length || a.id.localeCompare(b.id);
+}

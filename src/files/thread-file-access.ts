@@ -1,0 +1,137 @@
+/**
+ * ThreadFileAccess for one thread: what the tools may do with the thread's files, by their short ids. Every id is
+ * looked up in this thread's list only, so an id from another thread (or a made-up one) is refused with the ids
+ * that do exist, and no other thread's content can be reached through it.
+ */
+import type { SearchHit, ThreadFileAccess } from '../tools/tool';
+import { UnknownFileError } from '../tools/tool';
+import { displayFileName } from './describe-file-error';
+import { isImageFile } from './file-kinds';
+import { findCachedRead } from './file-store';
+import { mapConcurrently } from './map-concurrently';
+import { createDocumentReader, type DocumentReaderOptions } from './read-document';
+import { readSlackImage, type ShownImage } from './read-image';
+import { registerVirtualFile } from './registry';
+import { resolveSlackFile } from './resolve-slack-file';
+import { FileReadError, type ExtractedDocument, type ThreadFile } from './types';
+
+/** Full-text search over files already extracted; provided by files/search. Keys of contentHashes are file ids. */
+export type Searcher = (input: {
+  files: ThreadFile[];
+  contentHashes: Map<string, string>;
+  query: string;
+  limit: number;
+  signal?: AbortSignal;
+}) => Promise<SearchHit[]>;
+
+export interface ThreadFileAccessOptions extends DocumentReaderOptions {
+  threadId: number;
+  /** The thread's registered files (registerThreadFiles / listThreadFiles). */
+  files: ThreadFile[];
+  searcher?: Searcher;
+}
+
+export interface FileAccess extends ThreadFileAccess {
+  /** The file's text if it was extracted before; never downloads or parses. For preloads. */
+  readCachedText(id: string): Promise<ExtractedDocument | undefined>;
+}
+
+// Search over "*" extracts what is not extracted yet; a few at a time keeps the workers and Slack calm.
+const SEARCH_EXTRACT_CONCURRENCY = 3;
+
+export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAccess {
+  const { db, threadId } = options;
+  const files = [...options.files];
+  const readDocument = createDocumentReader(options);
+
+  const get = (id: string): ThreadFile => {
+    const wanted = id.trim().toLowerCase();
+    const file = files.find((f) => f.id.toLowerCase() === wanted);
+    if (!file) throw new UnknownFileError(id, files.map((f) => f.id));
+    return file;
+  };
+
+  /** The file with Slack bytes behind it: a virtual file's source. */
+  const sourceOf = (file: ThreadFile): ThreadFile => (file.sourceId ? get(file.sourceId) : file);
+
+  const readWithHash = async (id: string, signal?: AbortSignal) => {
+    const file = sourceOf(get(id));
+    if (file.error) throw new FileReadError(file.error.code, file.error.message);
+    if (isImageFile(file)) {
+      throw new FileReadError(
+        'unsupported',
+        `${displayFileName(file.name)} is an image, so it has no text to read: load_file(${file.id}) shows it to me as a picture.`,
+      );
+    }
+    const result = await readDocument(file, signal);
+    remember({ ...file, ...(result.document.pageCount !== undefined && { pageCount: result.document.pageCount }) });
+    return result;
+  };
+
+  /** Keeps what we learn (page counts, new virtual files) in this run's list. */
+  const remember = (file: ThreadFile) => {
+    const index = files.findIndex((f) => f.id === file.id);
+    if (index >= 0) files[index] = file;
+    else files.push(file);
+  };
+
+  return {
+    list: () => [...files],
+    get,
+
+    readText: async (id, signal) => (await readWithHash(id, signal)).document,
+
+    async readCachedText(id) {
+      const file = sourceOf(get(id));
+      if (file.error || !file.slackFileId || isImageFile(file)) return undefined;
+      const cached = await findCachedRead(db, file.slackFileId);
+      return cached?.ok ? cached.document : undefined;
+    },
+
+    async extract(id, signal) {
+      const file = get(id);
+      const { document } = await readWithHash(id, signal);
+      if (file.sourceId) return { file, document };
+      const virtual = await registerVirtualFile(db, threadId, sourceOf(file), document);
+      remember(virtual);
+      return { file: virtual, document };
+    },
+
+    async readImage(id, signal): Promise<ShownImage> {
+      const file = get(id);
+      if (file.error) throw new FileReadError(file.error.code, file.error.message);
+      if (!file.slackFileId || !isImageFile(file)) {
+        throw new FileReadError(
+          'unsupported',
+          `${displayFileName(file.name)} is not an image, so there is nothing to show; read its text with load_file, peek_file or extract_file.`,
+        );
+      }
+      const object = await resolveSlackFile(options, file, file.slackFileId, signal);
+      return readSlackImage(file, object, {
+        maxImageBytes: options.limits.maxImageBytes,
+        botToken: options.slack.botToken,
+        apiUrl: options.slack.apiUrl,
+        timeoutMs: options.limits.downloadTimeoutMs,
+        retry: options.limits.retry,
+        fetch: options.fetch,
+        signal,
+      });
+    },
+
+    async search(id, query, limit, signal) {
+      if (!options.searcher) throw new Error('Search is not set up in this deployment; use peek_file to read the file in slices.');
+      const wanted = id.trim() === '*' ? files.filter((f) => !f.sourceId && !f.error && !isImageFile(f)) : [get(id)];
+      const contentHashes = new Map<string, string>();
+      await mapConcurrently(wanted, SEARCH_EXTRACT_CONCURRENCY, async (file) => {
+        try {
+          contentHashes.set(file.id, (await readWithHash(file.id, signal)).contentHash);
+        } catch (error) {
+          // Searching one file: say why it cannot be searched. Searching all: the readable ones still count.
+          if (wanted.length === 1 || signal?.aborted) throw error;
+        }
+      });
+      const searchable = wanted.filter((f) => contentHashes.has(f.id)).map((f) => get(f.id));
+      return options.searcher({ files: searchable, contentHashes, query, limit, signal });
+    },
+  };
+}
