@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import type { ContentPart } from '../../src/agent/chat-model';
 import { buildModelMessages, renderSystemPrompt } from '../../src/context';
 import { botTurn, contextInput, file, textOf, userTurn } from './fixtures';
 
@@ -71,8 +72,8 @@ describe('buildModelMessages: the thread as a real conversation', () => {
         imageNotes: ['F9 "old.png": a login form showing "401 Unauthorized"'],
       }),
     );
-    const content = built.messages.at(-1)!.content;
-    expect(Array.isArray(content) && content.map((p) => p.type)).toEqual(['text', 'image']);
+    const content = built.messages.at(-1)!.content as ContentPart[];
+    expect(content.map((p) => p.type)).toEqual(['text', 'image']);
     expect(content[1]).toEqual({ type: 'image', url: 'data:image/png;base64,AAAA', detail: 'high' });
     expect(textOf(content)).toContain('Images attached to this message, shown below in this order: F2 "error.png"');
     expect(textOf(content)).toContain('- F9 &quot;old.png&quot;: a login form showing &quot;401 Unauthorized&quot;');
