@@ -31,9 +31,10 @@ export function describeFileError(file: Describable, code: FileErrorCode, detail
       return `${name} is empty: there is no text in it for me to read.`;
     case 'too_large': {
       const size = details.sizeBytes ?? file.sizeBytes;
-      const sizeText = size ? ` (${formatBytes(size)})` : '';
-      const limitText = details.limitBytes ? `; I read files up to ${formatBytes(details.limitBytes)}` : '';
-      return `${name} is too large for me to read${sizeText}${limitText}. Share a smaller export or the part you need.`;
+      const parts = [size ? `it is ${formatBytes(size)}` : '', details.limitBytes ? `I read files up to ${formatBytes(details.limitBytes)}` : '']
+        .filter(Boolean)
+        .join(', and ');
+      return `${name} is too large for me to read${parts ? `: ${parts}` : ''}. Share a smaller export or the part you need.`;
     }
     case 'unsupported': {
       const kind = file.fileType ? `${file.fileType.toUpperCase()} files` : 'this kind of file';

@@ -21,8 +21,25 @@ export interface SlackFileObject {
   file_access?: string;
   original_w?: number;
   original_h?: number;
-  // Thumbnails: thumb_64 … thumb_1024 (URLs) and thumb_360_w / thumb_360_h (pixels).
-  [thumb: `thumb_${string}`]: string | number | undefined;
+  // Thumbnail URLs and their pixel sizes. Listed, not an index signature, so every shape of file object fits.
+  thumb_360?: string;
+  thumb_360_w?: number;
+  thumb_360_h?: number;
+  thumb_480?: string;
+  thumb_480_w?: number;
+  thumb_480_h?: number;
+  thumb_720?: string;
+  thumb_720_w?: number;
+  thumb_720_h?: number;
+  thumb_800?: string;
+  thumb_800_w?: number;
+  thumb_800_h?: number;
+  thumb_960?: string;
+  thumb_960_w?: number;
+  thumb_960_h?: number;
+  thumb_1024?: string;
+  thumb_1024_w?: number;
+  thumb_1024_h?: number;
 }
 
 /** External services by Slack's `external_type`, for a sentence people recognise. */
@@ -59,8 +76,8 @@ export function slackFileName(file: SlackFileObject): string {
 
 /** Pixel size Slack reports for one of its sizes ("thumb_1024" → thumb_1024_w/_h; "original" → original_w/_h). */
 export function slackImageSize(file: SlackFileObject, key: string): { width?: number; height?: number } {
-  const [width, height] =
-    key === 'original' ? [file.original_w, file.original_h] : [file[`${key}_w` as `thumb_${string}`], file[`${key}_h` as `thumb_${string}`]];
+  const fields = file as unknown as Record<string, unknown>;
+  const [width, height] = key === 'original' ? [file.original_w, file.original_h] : [fields[`${key}_w`], fields[`${key}_h`]];
   return {
     width: typeof width === 'number' ? width : numeric(width),
     height: typeof height === 'number' ? height : numeric(height),
