@@ -62,6 +62,8 @@ function convertLines(text: string): string {
   const lines = text.split('\n');
   const out: string[] = [];
   for (const [i, line] of lines.entries()) {
+    // Markdown reads any number of blank lines as one paragraph break; Slack would show every one of them.
+    if (line.trim() === '' && i > 0 && lines[i - 1]!.trim() === '') continue;
     // A setext underline (=== or ---) under a text line makes that line a heading.
     if (i > 0 && /^\s{0,3}(=+|-+)\s*$/.test(line) && isPlainTextLine(lines[i - 1]!)) {
       out[out.length - 1] = asHeading(out.at(-1)!);
