@@ -26,9 +26,15 @@ export async function loadSkillFolder(root: SkillRoot, folder: string): Promise<
     problems: [{ file, message }],
   });
 
-  let text: string;
   try {
     if (!(await resolveInsideRoot(root.realDir, dir, root.show(folder)))) return { status: 'missing' };
+  } catch (error) {
+    if (!(error instanceof SkillReadError)) throw error;
+    return invalid('is a symlink leading outside the skills folder — move the skill inside it', root.show(folder));
+  }
+
+  let text: string;
+  try {
     const real = await resolveInsideRoot(root.realDir, path.join(dir, 'SKILL.md'), skillFileShown);
     if (!real) {
       return invalid(
