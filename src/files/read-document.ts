@@ -99,18 +99,20 @@ async function readUncached(options: DocumentReaderOptions, file: ThreadFile, sl
     return fromCache(known, file);
   }
 
+  // The extractor may move the bytes to its worker thread, leaving this buffer empty: measure it first.
+  const sizeBytes = bytes.length;
   let document: ExtractedDocument;
   try {
     document = await options.extractor.extract({ bytes, name: file.name, mimeType: file.mimeType });
   } catch (error) {
     if (error instanceof FileReadError && isLastingError(error.code)) {
       await saveDocument(db, contentHash, { code: error.code, message: error.message });
-      await linkSlackFile(db, slackFileId, contentHash, bytes.length);
+      await linkSlackFile(db, slackFileId, contentHash, sizeBytes);
     }
     throw error;
   }
   await saveDocument(db, contentHash, { document });
-  await linkSlackFile(db, slackFileId, contentHash, bytes.length);
+  await linkSlackFile(db, slackFileId, contentHash, sizeBytes);
   if (options.onExtracted) {
     await options.onExtracted(contentHash, document).catch((error: unknown) => {
       options.logger?.warn('indexing an extracted file failed', { fileId: file.id, slackFileId, contentHash, error });
