@@ -136,6 +136,15 @@ describe('threads', () => {
     expect(thread.messages?.map((m) => (m as { subtype?: string }).subtype ?? m.text)).toEqual(['tombstone', 'r']);
   });
 
+  it('returns message metadata only with include_all_metadata', async () => {
+    const parent = slack.addMessage('C15', { user: 'U1', text: 'q' });
+    const metadata = { event_type: 'threadwise_run', event_payload: { run: 'r1' } };
+    await client.chat.postMessage({ channel: 'C15', thread_ts: parent.ts, text: 'a', metadata });
+    expect((await client.conversations.replies({ channel: 'C15', ts: parent.ts })).messages?.[1]?.metadata).toBeUndefined();
+    const withIt = await client.conversations.replies({ channel: 'C15', ts: parent.ts, include_all_metadata: true });
+    expect(withIt.messages?.[1]?.metadata).toEqual(metadata);
+  });
+
   it('lists channel history newest first, top-level only', async () => {
     const a = slack.addMessage('C7', { user: 'U1', text: 'a' });
     slack.addMessage('C7', { user: 'U1', thread_ts: a.ts, text: 'in thread' });
@@ -283,6 +292,23 @@ describe('files', () => {
       [false, 302],
       [false, 302],
     ]);
+  });
+
+  it('accepts files.uploadV2 into a thread: the file is stored and shared by a bot message', async () => {
+    const parent = slack.addMessage('C20', { user: 'U1', text: 'q' });
+    const result = await client.filesUploadV2({
+      channel_id: 'C20',
+      thread_ts: parent.ts,
+      filename: 'answer.md',
+      title: 'Full answer',
+      content: '# long answer',
+      initial_comment: 'The full answer is attached.',
+    });
+    expect(result.ok).toBe(true);
+    const [message] = slack.botMessages('C20', parent.ts);
+    expect(message).toMatchObject({ text: 'The full answer is attached.', files: [{ name: 'answer.md', title: 'Full answer', filetype: 'markdown' }] });
+    expect(slack.fileContent(message!.files![0]!.id)?.toString()).toBe('# long answer');
+    expect(slack.calls.map((c) => c.method)).toEqual(['files.getUploadURLExternal', 'files.completeUploadExternal']);
   });
 
   it('answers an HTML sign-in page for files the bot cannot access, even with the token', async () => {

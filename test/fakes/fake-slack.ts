@@ -85,6 +85,8 @@ export interface FakeSlack {
   deleteMessage(channel: string, ts: string): void;
   /** Registers a file with content; returns the Slack file object to attach to messages and events. */
   addFile(file: AddFileInput): SlackFileObject;
+  /** The bytes of a seeded or uploaded file (files.uploadV2 lands here), undefined for streamed content. */
+  fileContent(id: string): Buffer | undefined;
   /** Every Web API call, in order (failed ones too: see `outcome`). */
   calls: RecordedCall[];
   callsTo(method: string): RecordedCall[];
@@ -115,7 +117,7 @@ type ApiResult = { ok: true; [key: string]: unknown } | { ok: false; error: stri
 type Method = (args: Record<string, any>) => ApiResult;
 
 /** Fields web-api JSON-stringifies into a form field; parsed back so tests assert on objects. */
-const JSON_FIELDS = new Set(['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages', 'unfurls', 'user_auth_blocks']);
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages', 'unfurls', 'user_auth_blocks', 'files']);
 
 function decodeArgs(contentType: string, raw: Buffer): Record<string, any> {
   const text = raw.toString('utf8');
@@ -269,6 +271,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     inclusive: bool(args.inclusive),
   });
 
+  /** Slack returns message metadata only when asked with include_all_metadata; apps that rely on it must ask. */
+  const withMetadata = (messages: StoredMessage[], args: Record<string, any>) => {
+    if (!bool(args.include_all_metadata)) for (const m of messages) delete m.metadata;
+    return messages;
+  };
+
   const isOwnMessage = (m: StoredMessage) => m.user === botUserId || m.bot_id === botId;
 
   const methods: Record<string, Method> = {
@@ -311,7 +319,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const page = store.thread(channel, ts, { ...pageCursorArgs(args), repeatParent: fake.repeatParentOnEveryPage });
       if (typeof page === 'string') return fail(page);
       return ok({
-        messages: page.messages,
+        messages: withMetadata(page.messages, args),
         has_more: page.hasMore,
         ...(page.nextCursor ? { response_metadata: { next_cursor: page.nextCursor } } : {}),
       });
@@ -323,7 +331,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const page = store.history(channel, pageCursorArgs(args));
       if (typeof page === 'string') return fail(page);
       return ok({
-        messages: page.messages,
+        messages: withMetadata(page.messages, args),
         has_more: page.hasMore,
         pin_count: 0,
         ...(page.nextCursor ? { response_metadata: { next_cursor: page.nextCursor } } : {}),
@@ -473,6 +481,32 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       return ok({ channel, ts, message: structuredClone(message) });
     },
 
+    'files.getUploadURLExternal': (args) => {
+      const filename = str(args.filename);
+      const length = int(args.length, 0);
+      if (!filename || length <= 0) return fail('invalid_arguments', 'filename and length are required');
+      return ok(files!.reserveUpload(filename, length));
+    },
+
+    'files.completeUploadExternal': (args) => {
+      if (!Array.isArray(args.files) || args.files.length === 0) return fail('invalid_arguments', 'files is required');
+      const done: SlackFileObject[] = [];
+      for (const entry of args.files as Array<{ id?: string; title?: string }>) {
+        const result = files!.completeUpload(String(entry.id ?? ''), entry.title, botUserId);
+        if (typeof result === 'string') return fail(result);
+        done.push(result);
+      }
+      // Sharing into a channel posts a bot message carrying the files (Slack does it asynchronously).
+      const channel = str(args.channel_id);
+      if (channel) {
+        const text = typeof args.initial_comment === 'string' ? args.initial_comment : '';
+        const message = botMessage(store.nextTs(), { thread_ts: args.thread_ts, blocks: args.blocks }, text);
+        message.files = done;
+        store.put(channel, message, { byBot: true });
+      }
+      return ok({ files: done.map((f) => ({ id: f.id, title: f.title })) });
+    },
+
     'files.info': (args) => {
       const result = files!.info(str(args.file) ?? '');
       return typeof result === 'string' ? fail(result) : ok({ file: result, comments: [], response_metadata: { next_cursor: '' } });
@@ -531,6 +565,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (req.method !== 'POST' && req.method !== 'GET') return sendJson(res, 405, { ok: false, error: 'method_not_allowed' });
       return handleApi(req, res, path.slice('/api/'.length));
     }
+    const upload = /^\/upload\/v1\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'POST' && upload) {
+      await files!.receiveUpload(req, res, upload[1]!);
+      waiters.notify();
+      return;
+    }
     if ((req.method === 'GET' || req.method === 'HEAD') && (await files!.serve(req, res, url.pathname))) {
       waiters.notify();
       return;
@@ -584,6 +624,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     addFile(file) {
       return files!.add(file);
+    },
+    fileContent(id) {
+      return files!.content(id);
     },
     callsTo(method) {
       return fake.calls.filter((c) => c.method === method);

@@ -69,8 +69,14 @@ function imageSize(bytes: Buffer): { w: number; h: number } | undefined {
   return undefined;
 }
 
+const MIME_BY_EXTENSION: Record<string, string> = Object.fromEntries(
+  Object.entries(EXTENSION_TYPES).map(([mime, ext]) => [ext, mime]),
+);
+
 export class FileStore {
   private readonly files = new Map<string, FileEntry>();
+  /** files.getUploadURLExternal reservations, filled by the upload POST, turned into files on completion. */
+  private readonly uploads = new Map<string, { filename: string; length: number; content?: Buffer }>();
   private counter = 0;
   readonly downloads: DownloadRecord[] = [];
 
@@ -135,6 +141,58 @@ export class FileStore {
     this.files.set(id, { object, access, content: input.content, thumbs: input.thumbs ?? {} });
     if (access === 'tombstone') return { id, mode: 'tombstone' };
     return structuredClone(object);
+  }
+
+  /** The bytes behind a file (uploaded by the app or seeded), for assertions; undefined for streamed content. */
+  content(id: string): Buffer | undefined {
+    const content = this.files.get(id)?.content;
+    return content === undefined || typeof content === 'function' ? undefined : Buffer.from(content);
+  }
+
+  /** files.getUploadURLExternal: reserves an id and an upload URL on this server. */
+  reserveUpload(filename: string, length: number): { file_id: string; upload_url: string } {
+    this.counter += 1;
+    const fileId = `F0UPLD${String(this.counter).padStart(5, '0')}`;
+    this.uploads.set(fileId, { filename, length });
+    return { file_id: fileId, upload_url: `${this.origin}/upload/v1/${fileId}` };
+  }
+
+  /**
+   * The upload POST. web-api 8.2 sends the bytes as multipart/form-data (one field), so the fake takes the
+   * first file part, or the raw body for any other content type.
+   */
+  async receiveUpload(req: IncomingMessage, res: ServerResponse, fileId: string): Promise<void> {
+    const upload = this.uploads.get(fileId);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (!upload) return sendText(res, 404, 'upload not found');
+    let bytes = Buffer.concat(chunks);
+    const type = req.headers['content-type'] ?? '';
+    if (type.startsWith('multipart/form-data')) {
+      const form = await new Request('http://upload/', { method: 'POST', headers: { 'content-type': type }, body: bytes }).formData();
+      for (const value of form.values()) {
+        bytes = typeof value === 'string' ? Buffer.from(value) : Buffer.from(await value.arrayBuffer());
+        break;
+      }
+    }
+    upload.content = bytes;
+    sendText(res, 200, `OK - ${bytes.length}`);
+  }
+
+  /** files.completeUploadExternal for one file: the stored file object, or the error code. */
+  completeUpload(fileId: string, title: string | undefined, user: string): SlackFileObject | 'file_not_found' | 'file_upload_incomplete' {
+    const upload = this.uploads.get(fileId);
+    if (!upload) return 'file_not_found';
+    if (!upload.content) return 'file_upload_incomplete';
+    this.uploads.delete(fileId);
+    const ext = /\.([a-z0-9]+)$/i.exec(upload.filename)?.[1]?.toLowerCase() ?? '';
+    const mimetype = MIME_BY_EXTENSION[ext === 'txt' ? 'text' : ext === 'md' ? 'markdown' : ext] ?? 'application/octet-stream';
+    const object = this.add({ id: fileId, name: upload.filename, mimetype, content: upload.content, user });
+    if (title) {
+      object.title = title;
+      this.files.get(fileId)!.object.title = title;
+    }
+    return object;
   }
 
   /** files.info: the object, or the error Slack gives. */
