@@ -1,0 +1,120 @@
+/**
+ * The main-thread side of extraction: a piscina pool of worker threads, so a 100-page PDF never stalls Slack acks,
+ * a runaway file is stopped by terminating its worker, and a worker that runs out of memory or crashes takes only
+ * its own file down with it.
+ */
+import { Piscina } from 'piscina';
+import type { ExtractedDocument } from '../types';
+import { FileReadError } from '../types';
+import { detectDocumentKind } from './detect-kind';
+import { emptyFileError, outOfMemoryError, timeoutError, unsupportedError } from './read-errors';
+import { createSlots } from './slots';
+import { defaultLimits, type ExtractLimits, type ExtractTask, type TaskOutcome } from './task';
+
+export interface ExtractInput {
+  /**
+   * The file's bytes. When they own their whole ArrayBuffer they are moved to the worker, not copied, and the
+   * caller's array is left empty (detached): hash or cache them before calling, or pass a copy.
+   */
+  bytes: Uint8Array;
+  name: string;
+  mimeType?: string;
+  signal?: AbortSignal;
+}
+
+export interface DocumentExtractor {
+  /** Resolves with the document, or rejects with a FileReadError whose message can be posted to the thread. */
+  extract(input: ExtractInput): Promise<ExtractedDocument>;
+  /** Stops the workers; extractions still running or waiting are rejected. */
+  close(): Promise<void>;
+}
+
+export interface ExtractorOptions extends Partial<ExtractLimits> {
+  /** Files read at once, one worker thread each. Default 2. */
+  maxThreads?: number;
+  /** Per file, counted from when a worker takes it up (not while it waits its turn). Default 60 s. */
+  timeoutMs?: number;
+  /** Old-generation heap per worker; past it the worker dies and the file fails with out_of_memory. Default 512. */
+  maxMemoryMb?: number;
+  /** Idle workers exit after this, so the memory pdf.js held goes back to the system. Default 10 s. */
+  idleTimeoutMs?: number;
+}
+
+const workerEntry = new URL('./worker-entry.mjs', import.meta.url).href;
+
+export function createDocumentExtractor(options: ExtractorOptions = {}): DocumentExtractor {
+  const { maxThreads = 2, timeoutMs = 60_000, maxMemoryMb = 512, idleTimeoutMs = 10_000 } = options;
+  const limits: ExtractLimits = { ...defaultLimits, ...pickLimits(options) };
+  const pool = new Piscina<ExtractTask, TaskOutcome>({
+    filename: workerEntry,
+    minThreads: 0,
+    maxThreads,
+    idleTimeout: idleTimeoutMs,
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
+    // The entry registers tsx itself; inheriting the parent's flags would load tsx twice (npm start) or carry
+    // test-runner flags into the worker (vitest).
+    execArgv: [],
+  });
+  // Piscina emits 'error' for a worker that dies with no task on it; unheard, that event would end the process.
+  pool.on('error', () => {});
+  // Our own queue, so a file's timeout starts when a worker is free for it rather than when it was submitted.
+  const slots = createSlots(maxThreads);
+
+  async function extract({ bytes, name, mimeType, signal }: ExtractInput): Promise<ExtractedDocument> {
+    const kind = detectDocumentKind(bytes, name, mimeType);
+    if (bytes.length === 0) throw emptyFileError(name);
+    if (kind === 'image') throw unsupportedError(name, 'an image');
+    if (kind === 'unsupported') throw unsupportedError(name, 'not a document type I know');
+
+    const release = await slots.acquire(signal);
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    try {
+      const task: ExtractTask = { bytes, name, kind, limits };
+      const outcome = await pool.run(task, {
+        signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
+        transferList: ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [],
+      });
+      if (outcome.ok) return outcome.document;
+      const cause = outcome.detail === undefined ? undefined : new Error(outcome.detail);
+      throw new FileReadError(outcome.code, outcome.message, { cause });
+    } catch (error) {
+      if (error instanceof FileReadError) throw error;
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.signal.aborted) throw timeoutError(name, timeoutMs);
+      if (isOutOfMemory(error)) throw outOfMemoryError(name, maxMemoryMb);
+      throw new FileReadError('corrupt', `Reading ${name} crashed the document reader, so I can't read it.`, {
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+      release();
+    }
+  }
+
+  return {
+    extract,
+    async close() {
+      slots.close(new Error('The document extractor was closed while this file waited for a worker.'));
+      await pool.destroy();
+    },
+  };
+}
+
+function ownsWholeBuffer(bytes: Uint8Array): boolean {
+  return (
+    bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+  );
+}
+
+function isOutOfMemory(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
+function pickLimits(options: ExtractorOptions): Partial<ExtractLimits> {
+  const picked: Partial<ExtractLimits> = {};
+  for (const key of Object.keys(defaultLimits) as Array<keyof ExtractLimits>) {
+    if (options[key] !== undefined) picked[key] = options[key];
+  }
+  return picked;
+}

@@ -1,0 +1,199 @@
+/**
+ * A DOM tree to markdown, walked block by block: jsdom has no innerText and textContent runs paragraphs, cells and
+ * list items together. Headings come back with their offsets in the markdown, for the outline.
+ */
+import { formatMarkdownTable } from './markdown-table';
+
+export interface MarkdownHeading {
+  title: string;
+  level: number;
+  offset: number;
+}
+
+export interface ConvertOptions {
+  /** Drop navigation, scripts, site header/footer and other page chrome (web pages; not DOCX). */
+  dropBoilerplate: boolean;
+  /** Keep absolute link targets as [text](url). */
+  keepLinks: boolean;
+}
+
+const blockTags = new Set(
+  ('address article aside blockquote body center dd details dialog div dl dt fieldset figcaption figure footer ' +
+    'form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary table tbody td tfoot th thead tr ul')
+    .split(' '),
+);
+const alwaysDropped = new Set('script style noscript template head title meta link svg canvas iframe object embed'.split(' '));
+const chromeTags = new Set('nav form button select input textarea aside'.split(' '));
+const chromeRoles = new Set(['navigation', 'banner', 'contentinfo', 'search', 'complementary']);
+const chromeClasses = ['navbox', 'mw-editsection', 'noprint', 'mw-jump-link', 'catlinks', 'printfooter', 'vertical-navbox'];
+
+/** Marks a heading's place in the joined text; replaced by nothing once its offset is known. */
+const headingMark = /\uE000(\d+)\uE001/g;
+
+export function convertHtmlToMarkdown(root: Node, options: ConvertOptions): { markdown: string; headings: MarkdownHeading[] } {
+  const walker = new MarkdownWalker(options);
+  const joined = walker.renderChildren(root).join('\n\n');
+  const headings: MarkdownHeading[] = [];
+  let removed = 0;
+  const markdown = joined.replace(headingMark, (mark, index: string, at: number) => {
+    const heading = walker.headings[Number(index)]!;
+    headings.push({ ...heading, offset: at - removed });
+    removed += mark.length;
+    return '';
+  });
+  return { markdown, headings };
+}
+
+class MarkdownWalker {
+  readonly headings: Array<{ title: string; level: number }> = [];
+
+  constructor(private readonly options: ConvertOptions) {}
+
+  renderChildren(parent: Node): string[] {
+    const blocks: string[] = [];
+    let inline = '';
+    const flush = () => {
+      const text = tidyInline(inline);
+      if (text) blocks.push(text);
+      inline = '';
+    };
+    for (const child of Array.from(parent.childNodes)) {
+      if (child.nodeType === 3) inline += collapse((child as Text).data);
+      else if (child.nodeType === 1 && !this.isDropped(child as Element)) {
+        const element = child as Element;
+        if (blockTags.has(element.localName)) {
+          flush();
+          blocks.push(...this.renderBlock(element));
+        } else inline += this.renderInline(element);
+      }
+    }
+    flush();
+    return blocks;
+  }
+
+  private renderBlock(element: Element): string[] {
+    const tag = element.localName;
+    if (/^h[1-6]$/.test(tag)) return this.renderHeading(element, Number(tag[1]));
+    if (tag === 'ul' || tag === 'ol') return this.renderList(element);
+    if (tag === 'table') return this.renderTable(element as HTMLTableElement);
+    if (tag === 'pre') return [`\`\`\`\n${element.textContent?.replace(/\n$/, '') ?? ''}\n\`\`\``];
+    if (tag === 'hr') return ['---'];
+    if (tag === 'blockquote') {
+      const quoted = this.renderChildren(element).join('\n\n');
+      return quoted ? [quoted.replace(/^/gm, '> ')] : [];
+    }
+    if (tag === 'dd') return this.renderChildren(element).map((block) => `: ${block}`);
+    return this.renderChildren(element);
+  }
+
+  private renderHeading(element: Element, level: number): string[] {
+    const title = tidyInline(this.renderInline(element)).replace(/\n/g, ' ');
+    if (!title) return [];
+    this.headings.push({ title, level });
+    return [`\uE000${this.headings.length - 1}\uE001${'#'.repeat(level)} ${title}`];
+  }
+
+  private renderList(list: Element): string[] {
+    const ordered = list.localName === 'ol';
+    let number = Number(list.getAttribute('start') ?? 1) || 1;
+    const items: string[] = [];
+    for (const item of Array.from(list.children)) {
+      if (item.localName !== 'li' || this.isDropped(item)) continue;
+      // Word footnotes (mammoth: <li id="footnote-3">) read as "[3] text", matching the "[3]" left in the body.
+      const footnote = /^(?:foot|end)note-(\d+)$/.exec(item.id);
+      const marker = footnote ? `[${footnote[1]}] ` : ordered ? `${number++}. ` : '- ';
+      const body = this.renderChildren(item).join('\n');
+      if (!body) continue;
+      items.push(marker + body.replace(/\n(?=.)/g, `\n${' '.repeat(marker.length)}`));
+    }
+    return items.length ? [items.join('\n')] : [];
+  }
+
+  private renderTable(table: HTMLTableElement): string[] {
+    const grid = readTableGrid(table, (cell) => this.renderChildren(cell).join(' '));
+    const caption = table.caption ? tidyInline(this.renderInline(table.caption)) : '';
+    const width = Math.max(0, ...grid.map((row) => row.length));
+    // Single-column tables are layout, not data: their cells read better as ordinary paragraphs.
+    if (width <= 1) return [caption, ...grid.flat()].filter(Boolean);
+    return [caption, formatMarkdownTable(grid)].filter(Boolean);
+  }
+
+  private renderInline(element: Element): string {
+    if (this.isDropped(element)) return '';
+    const tag = element.localName;
+    if (tag === 'br') return '\n';
+    if (tag === 'img') {
+      const alt = element.getAttribute('alt')?.trim();
+      return alt ? `[image: ${collapse(alt)}]` : '';
+    }
+    let text = '';
+    for (const child of Array.from(element.childNodes)) {
+      if (child.nodeType === 3) text += collapse((child as Text).data);
+      else if (child.nodeType === 1) {
+        const inner = this.renderInline(child as Element);
+        text += blockTags.has((child as Element).localName) ? ` ${inner} ` : inner;
+      }
+    }
+    if (tag === 'a') return this.renderLink(element, text);
+    return text;
+  }
+
+  private renderLink(anchor: Element, text: string): string {
+    const href = anchor.getAttribute('href') ?? '';
+    // Word footnote back-links ("↑") point at the reference in the body: noise once the footnote is "[n] text".
+    if (/^#(foot|end)note-ref-/.test(href)) return '';
+    if (!this.options.keepLinks || !/^https?:\/\//i.test(href) || !text.trim() || text.trim() === href) return text;
+    return `[${text.trim()}](${href})`;
+  }
+
+  private isDropped(element: Element): boolean {
+    const tag = element.localName;
+    if (alwaysDropped.has(tag)) return true;
+    if (!this.options.dropBoilerplate) return false;
+    if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true') return true;
+    if (chromeTags.has(tag) || chromeRoles.has(element.getAttribute('role') ?? '')) return true;
+    if ((tag === 'header' || tag === 'footer') && !element.closest('article, main, [role="main"]')) return true;
+    return chromeClasses.some((name) => element.classList.contains(name));
+  }
+}
+
+/** Rows of cell text, with colspan and rowspan spread out so columns stay aligned. */
+function readTableGrid(table: HTMLTableElement, cellText: (cell: Element) => string): string[][] {
+  const grid: string[][] = [];
+  const spanning: Array<{ rows: number } | undefined> = [];
+  for (const row of Array.from(table.rows)) {
+    const cells: string[] = [];
+    let column = 0;
+    const fillSpans = () => {
+      while (spanning[column]) {
+        const span = spanning[column]!;
+        cells.push('');
+        if (--span.rows === 0) spanning[column] = undefined;
+        column++;
+      }
+    };
+    for (const cell of Array.from(row.cells)) {
+      fillSpans();
+      const text = tidyInline(cellText(cell));
+      const colspan = Math.min(Math.max(cell.colSpan, 1), 50);
+      const rowspan = Math.min(Math.max(cell.rowSpan, 1), 1000);
+      for (let i = 0; i < colspan; i++) {
+        cells.push(i === 0 ? text : '');
+        if (rowspan > 1) spanning[column] = { rows: rowspan - 1 };
+        column++;
+      }
+    }
+    fillSpans();
+    if (cells.some((cell) => cell !== '')) grid.push(cells);
+  }
+  return grid;
+}
+
+/** Source whitespace (including no-break spaces) is layout, not content; only <br> makes a line break. */
+function collapse(text: string): string {
+  return text.replace(/\s+/g, ' ');
+}
+
+function tidyInline(text: string): string {
+  return text.replace(/ *\n */g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+}

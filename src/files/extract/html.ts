@@ -1,0 +1,42 @@
+/**
+ * Web pages (saved HTML) to markdown: the readable part only. Scripts, styles, navigation and site chrome are
+ * dropped; when the page marks its main content (<main>, role=main, a single <article>) only that is read.
+ */
+import { JSDOM } from 'jsdom';
+import type { ExtractedDocument } from '../types';
+import { decodeText } from './decode-text';
+import { DocumentBuilder } from './document-builder';
+import { convertHtmlToMarkdown } from './html-to-markdown';
+import { appendWithSections } from './sections';
+
+export async function readHtml(bytes: Uint8Array, name: string): Promise<ExtractedDocument> {
+  const { text: html, encoding } = decodeText(bytes, declaredCharset(bytes));
+  const dom = new JSDOM(html);
+  try {
+    const document = dom.window.document;
+    const root = findMainContent(document) ?? document.body ?? document.documentElement;
+    const { markdown, headings } = convertHtmlToMarkdown(root, { dropBoilerplate: true, keepLinks: false });
+    const builder = new DocumentBuilder();
+    const title = document.title.trim();
+    if (title && headings[0]?.title !== title) builder.append(`# ${title}\n\n`).addHeading(title, 1, 0);
+    appendWithSections(builder, markdown, headings);
+    if (encoding !== 'utf-8') builder.addNote(`decoded from ${encoding}`);
+    if (!/\S/.test(markdown)) builder.addNote(`${name} has no readable text outside scripts and navigation`);
+    return builder.build();
+  } finally {
+    dom.window.close();
+  }
+}
+
+function findMainContent(document: Document): Element | undefined {
+  const main = document.querySelector('main, [role="main"]');
+  if (main) return main;
+  const articles = document.querySelectorAll('article');
+  return articles.length === 1 ? articles[0] : undefined;
+}
+
+/** The charset a page declares in its first bytes (<meta charset> or http-equiv), used when it is not UTF-8. */
+function declaredCharset(bytes: Uint8Array): string | undefined {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, 4096)).toString('latin1');
+  return /<meta[^>]+charset\s*=\s*["']?([\w-]+)/i.exec(head)?.[1];
+}

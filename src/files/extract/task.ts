@@ -1,0 +1,35 @@
+/**
+ * What crosses the thread boundary between the extractor (main thread) and run-task (worker). Errors are sent as
+ * plain data because structured clone drops an Error's own fields, so a FileReadError's `code` would not survive.
+ */
+import type { ExtractedDocument, FileErrorCode } from '../types';
+import type { DocumentKind } from './detect-kind';
+
+export interface ExtractLimits {
+  /** Rows kept per sheet (XLSX) or per file (CSV); the rest is counted in `notes`. */
+  maxRowsPerSheet: number;
+  /** Characters of table text kept across all sheets of one workbook or CSV. */
+  maxTableChars: number;
+  /** Sum of declared uncompressed sizes a DOCX/XLSX/PPTX may unpack to. */
+  maxUnzippedBytes: number;
+  /** Declared uncompressed ÷ compressed size above which a zip counts as a bomb. */
+  maxZipRatio: number;
+}
+
+export const defaultLimits: ExtractLimits = {
+  maxRowsPerSheet: 1_000,
+  maxTableChars: 2_000_000,
+  maxUnzippedBytes: 300 * 1024 * 1024,
+  maxZipRatio: 200,
+};
+
+export interface ExtractTask {
+  bytes: Uint8Array;
+  name: string;
+  kind: DocumentKind;
+  limits: ExtractLimits;
+}
+
+export type TaskOutcome =
+  | { ok: true; document: ExtractedDocument; threadId: number }
+  | { ok: false; code: FileErrorCode; message: string; detail?: string };
