@@ -203,6 +203,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     const outcome: ServedOutcome = { kind: 'reply', status: 200 };
     fake.requests.push(request);
     fake.outcomes.push(outcome);
+    waiters.notify();
     try {
       const reject = (kind: 'invalid' | 'rejected', message: string, param: string | null, code: string | null) => {
         outcome.kind = kind;

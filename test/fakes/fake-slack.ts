@@ -108,7 +108,8 @@ export interface FakeSlack {
   repeatParentOnEveryPage: boolean;
   /** Resolves when predicate(fake) is true; rejects after timeoutMs (default 10 s) listing the calls seen. */
   waitFor(predicate: (fake: FakeSlack) => boolean, timeoutMs?: number): Promise<void>;
-  /** Clears calls, downloads, ephemerals, failures and refusals; keeps users, channels, messages and files. */
+  /** Clears calls, downloads, ephemerals, statuses, failures, refusals and paging knobs; keeps users, channels,
+   * messages and files. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -657,6 +658,9 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       statusLog.length = 0;
       failures.clear();
       refusals.clear();
+      // Paging knobs are per-test settings too; leaking them would make later tests page unexpectedly.
+      fake.maxPageSize = 1000;
+      fake.repeatParentOnEveryPage = false;
       files!.reset();
     },
     close() {
