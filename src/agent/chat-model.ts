@@ -33,6 +33,8 @@ export interface ChatRequest {
   /** Omitted or empty: the model must answer in text. */
   tools?: ToolSpec[];
   signal?: AbortSignal;
+  /** Stop sequences (the ReAct protocol stops before the model invents an Observation). */
+  stop?: string[];
   /** Called with each piece of answer text as it streams in. */
   onTextDelta?: (delta: string) => void;
 }

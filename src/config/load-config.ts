@@ -55,7 +55,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         botToken: e.SLACK_BOT_TOKEN,
         signingSecret: e.SLACK_SIGNING_SECRET,
         appToken: e.SLACK_APP_TOKEN,
-        mode: e.SLACK_APP_TOKEN ? 'socket' : 'http',
+        mode: e.SLACK_APP_TOKEN ? ('socket' as const) : ('http' as const),
         port: e.PORT,
         apiUrl: e.SLACK_API_URL!.endsWith('/') ? e.SLACK_API_URL! : `${e.SLACK_API_URL}/`,
         replyWithoutMention: e.REPLY_WITHOUT_MENTION,

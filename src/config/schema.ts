@@ -73,7 +73,7 @@ export const environmentSchema = z
     SLACK_APP_TOKEN: optionalText.refine((value) => value === undefined || value.startsWith('xapp-'), {
       message: 'SLACK_APP_TOKEN must be an app-level token starting with "xapp-" (Basic Information → App-Level Tokens, scope connections:write), or unset for HTTP mode',
     }),
-    PORT: int('PORT', 3000, 1, 65535),
+    PORT: int('PORT', 3000, 0, 65535), // 0: any free port
     SLACK_API_URL: url('SLACK_API_URL', 'https://slack.com/api/', 'use e.g. https://slack.com/api/'),
     OPENAI_API_KEY: optionalText,
     OPENAI_BASE_URL: url('OPENAI_BASE_URL', undefined, 'use the endpoint’s base, e.g. http://localhost:11434/v1'),

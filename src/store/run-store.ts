@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from './db';
 import { rowsOf } from './db';
 import { runs, runSteps, feedback } from './schema';
@@ -140,15 +140,15 @@ export async function listThreadRuns(db: Database, threadId: number): Promise<Ru
   return db.select().from(runs).where(eq(runs.threadId, threadId)).orderBy(asc(runs.id));
 }
 
-/** The newest unfinished run of a thread, for cancel buttons and reactions. */
-export async function findActiveRun(db: Database, threadId: number): Promise<RunRow | undefined> {
-  const [row] = await db
-    .select()
-    .from(runs)
-    .where(and(eq(runs.threadId, threadId), inArray(runs.status, ['running', 'pending'])))
-    .orderBy(desc(runs.id))
-    .limit(1);
-  return row;
+/** The unfinished run a message belongs to: the question that started it, one folded into it, or its status message. */
+export async function findActiveRunByMessage(db: Database, channelId: string, messageTs: string): Promise<RunRow | undefined> {
+  const result = await db.execute(sql`
+    select r.id from runs r join threads t on t.id = r.thread_id
+    where t.channel_id = ${channelId} and r.status in ('pending', 'running')
+      and (r.trigger_ts = ${messageTs} or r.status_message_ts = ${messageTs} or r.folded_ts ? ${messageTs})
+    order by r.id desc limit 1`);
+  const [row] = rowsOf<{ id: number | string }>(result);
+  return row ? getRun(db, Number(row.id)) : undefined;
 }
 
 /** A waiting run is cancelled at once; a working one is flagged, and its worker stops at the next heartbeat. */

@@ -1,0 +1,201 @@
+/**
+ * Builds and starts threadwise from a validated Config: the one place real clients are made. main.ts calls it for
+ * `npm start`; tests call it with the fakes' URLs, in-process.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { App, HTTPReceiver, type Receiver } from '@slack/bolt';
+import type { Config } from './config';
+import { createChatModel } from './agent/create-chat-model';
+import type { BotIdentity } from './conversation';
+import { createLogger, type Logger } from './logging/logger';
+import { createIntake } from './runs/intake';
+import { createRunExecutor } from './runs/answer-run';
+import { createRunWorker } from './runs/run-worker';
+import { loadSkillLibrary } from './skills';
+import { toBoltLogger } from './slack/bolt-logger';
+import { registerListeners } from './slack/listeners';
+import { createChannelResolver, createNameResolver } from './slack/thread-reader';
+import { openDatabase, type DatabaseHandle } from './store/db';
+import { createThreadFilesService } from './files/thread-files-service';
+import { createDocumentExtractor } from './files/extract';
+import { createDefaultTools } from './tools';
+
+export interface StartOptions {
+  logger?: Logger;
+  now?: () => number;
+  /** Identifies this process's leases; default a random id. */
+  workerId?: string;
+  leaseMs?: number;
+  pollMs?: number;
+  /** Runs at once in this process. */
+  concurrency?: number;
+  /** An already-open database (tests share one). */
+  database?: DatabaseHandle;
+}
+
+export interface RunningThreadwise {
+  /** Where Slack sends events: http://host:port/slack/events (HTTP mode). */
+  port: number;
+  bot: BotIdentity;
+  database: DatabaseHandle;
+  /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startThreadwise(config: Config, options: StartOptions = {}): Promise<RunningThreadwise> {
+  const logger =
+    options.logger ??
+    createLogger({
+      level: config.logLevel,
+      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey],
+    });
+  const now = options.now ?? Date.now;
+  const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
+  const database =
+    options.database ??
+    (await openDatabase(
+      config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
+    ));
+  const ownsDatabase = !options.database;
+
+  const healthz = async (_req: unknown, res: import('node:http').ServerResponse) => {
+    try {
+      await database.ping();
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    } catch {
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"ok":false,"error":"database unreachable"}');
+    }
+  };
+  const boltLogger = toBoltLogger(logger.child({ component: 'slack' }), config.logLevel);
+  const clientOptions = {
+    slackApiUrl: config.slack.apiUrl,
+    // The client's default retries for about half an hour: far too long for a chat turn.
+    retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 10_000, maxRetryTime: 60_000 },
+    timeout: 20_000,
+  };
+  let receiver: Receiver | undefined;
+  let healthServer: Server | undefined;
+  if (config.slack.mode === 'http') {
+    receiver = new HTTPReceiver({
+      signingSecret: config.slack.signingSecret!,
+      endpoints: '/slack/events',
+      logger: boltLogger,
+      processBeforeResponse: false,
+      customRoutes: [{ path: '/healthz', method: ['GET'], handler: (req, res) => void healthz(req, res) }],
+    });
+  }
+  const app = new App({
+    token: config.slack.botToken,
+    ...(receiver ? { receiver } : { socketMode: true, appToken: config.slack.appToken }),
+    logger: boltLogger,
+    clientOptions,
+    deferInitialization: true,
+  });
+  try {
+    await app.init();
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    skills.close();
+    throw new StartupError(`Slack refused the bot token (${describeSlackError(error)}). Check SLACK_BOT_TOKEN and SLACK_API_URL.`);
+  }
+  const identity = await app.client.auth.test();
+  const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
+
+  const model = createChatModel(config.model, logger);
+  const extractor = createDocumentExtractor();
+  const files = createThreadFilesService({ db: database.db, config, extractor, logger, model });
+  const registry = createDefaultTools();
+  const execute = createRunExecutor({
+    db: database.db,
+    slack: app.client,
+    bot,
+    model,
+    registry,
+    skills,
+    files,
+    names: createNameResolver(app.client),
+    channel: createChannelResolver(app.client),
+    subAgent: files.subAgent,
+    settings: {
+      maxIterations: config.agent.maxIterations,
+      runTimeoutMs: config.agent.runTimeoutMs,
+      toolTimeoutMs: config.agent.toolTimeoutMs,
+      contextWindow: config.model.contextWindow,
+      timeZone: config.timeZone,
+      stream: true,
+    },
+    now,
+    logger,
+  });
+  const worker = createRunWorker({
+    db: database.db,
+    owner: options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
+    logger,
+    leaseMs: options.leaseMs ?? 30_000,
+    pollMs: options.pollMs ?? 2_000,
+    concurrency: options.concurrency ?? 4,
+    execute,
+  });
+  const intake = createIntake({
+    db: database.db,
+    logger,
+    policy: {
+      allowedChannels: config.slack.allowedChannels,
+      allowedUsers: config.slack.allowedUsers,
+      userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
+    },
+    onQueued: () => worker.wake(),
+    onRefused: async (trigger, refusal) => {
+      await app.client.chat.postEphemeral({
+        channel: trigger.channelId,
+        user: trigger.userId,
+        thread_ts: trigger.threadTs === trigger.messageTs ? undefined : trigger.threadTs,
+        text: refusal.message,
+      });
+    },
+    onFiles: (trigger, threadId) => files.prefetch(threadId, trigger.channelId, trigger.threadTs, app.client),
+  });
+  registerListeners(app, { db: database.db, intake, bot, replyWithoutMention: config.slack.replyWithoutMention, skills: () => skills.list(), logger });
+  app.error(async (error) => {
+    logger.error('unhandled error in a Slack listener', { error });
+  });
+
+  const server = (await (config.slack.mode === 'http' ? app.start(config.slack.port) : app.start())) as Server | undefined;
+  let port = config.slack.port;
+  if (config.slack.mode === 'http' && server?.address) {
+    port = (server.address() as { port: number }).port;
+  } else {
+    // Socket Mode has no HTTP server of its own: keep /healthz for the platform's probes.
+    healthServer = createServer((req, res) => (req.url === '/healthz' ? void healthz(req, res) : res.writeHead(404).end()));
+    await new Promise<void>((resolve) => healthServer!.listen(config.slack.port, resolve));
+    port = (healthServer.address() as { port: number }).port;
+  }
+  worker.start();
+  logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: model.name });
+
+  return {
+    port,
+    bot,
+    database,
+    async stop(graceMs = config.shutdownGraceMs) {
+      await app.stop().catch(() => {});
+      healthServer?.close();
+      await intake.drain();
+      await worker.stop(graceMs);
+      await extractor.close();
+      skills.close();
+      if (ownsDatabase) await database.close();
+    },
+  };
+}
+
+/** A start-up failure with a sentence for the person starting the bot. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+function describeSlackError(error: unknown): string {
+  const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;
+  return code ?? (error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,213 @@
+import type { WebClient } from '@slack/web-api';
+import type { ChatModel } from '../agent/chat-model';
+import { runAgentTurn } from '../agent/run-agent-turn';
+import type { RunStepRecord } from '../agent/run-records';
+import { buildThreadConversation, userIdsToResolve, type BotIdentity, type SlackMessage } from '../conversation';
+import { buildBudgetReport, buildModelMessages, fitToolResult, trimRunMessages } from '../context';
+import type { ThreadFile } from '../files/types';
+import type { Logger } from '../logging/logger';
+import type { SkillLibrary } from '../skills';
+import { createAnswerWriter } from '../slack/answer-writer';
+import { describeFailure } from '../slack/describe-failure';
+import { createStatusIndicator } from '../slack/status-indicator';
+import type { ChannelDetails } from '../slack/thread-reader';
+import { readThreadMessages } from '../slack/thread-reader';
+import type { Database } from '../store/db';
+import { insertRunSteps, listThreadRuns, recordAnswerPosted, type RunOutcome, type RunRow } from '../store/run-store';
+import { getThreadById } from '../store/thread-store';
+import type { ToolRegistry } from '../tools/registry';
+import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
+import { RunInterrupted } from './run-worker';
+import { STATUS_EVENT } from '../conversation';
+import type { CurrentImage } from '../context';
+
+/** What a run needs from files/: the registry, per-thread access, preloads and the images to show. */
+export interface ThreadFilesService {
+  register(threadId: number, messages: SlackMessage[], names: ReadonlyMap<string, string>): Promise<ThreadFile[]>;
+  access(threadId: number, files: ThreadFile[]): ThreadFileAccess;
+  preloads(access: ThreadFileAccess, files: ThreadFile[]): Promise<Map<string, string>>;
+  /** Images to attach to the current turn, and notes for those not shown. */
+  currentImages?(access: ThreadFileAccess, fileIds: string[]): Promise<{ images: CurrentImage[]; notes: string[] }>;
+}
+
+export interface AnswerRunDependencies {
+  db: Database;
+  slack: WebClient;
+  bot: BotIdentity;
+  model: ChatModel;
+  registry: ToolRegistry;
+  skills: SkillLibrary;
+  files: ThreadFilesService;
+  names: (userIds: string[]) => Promise<Map<string, string>>;
+  channel: (channelId: string) => Promise<ChannelDetails>;
+  subAgent?: (access: ThreadFileAccess, recordStep: (step: RunStepRecord) => void) => SubAgentRunner;
+  settings: {
+    maxIterations: number;
+    runTimeoutMs: number;
+    toolTimeoutMs: number;
+    contextWindow: number;
+    timeZone: string;
+    stream: boolean;
+  };
+  now: () => number;
+  logger: Logger;
+}
+
+const RESERVE_FOR_ANSWER = 4_000;
+
+/** Produces the answer for one run: read the thread, build the request, run the agent, post into the thread. */
+export function createRunExecutor(deps: AnswerRunDependencies) {
+  return async function answerRun(run: RunRow, signal: AbortSignal): Promise<RunOutcome> {
+    const thread = await getThreadById(deps.db, run.threadId);
+    if (!thread) return { status: 'failed', error: `thread ${run.threadId} no longer exists` };
+    if (run.answerTs.length > 0) return { status: 'done' }; // answered before a crash; only the bookkeeping was lost
+    const log = deps.logger.child({ runId: run.id, channel: thread.channelId, threadTs: thread.threadTs });
+    const status = createStatusIndicator(deps.slack, { channel: thread.channelId, threadTs: thread.threadTs, triggerTs: run.triggerTs }, log);
+    const writer = createAnswerWriter(
+      deps.slack,
+      {
+        channel: thread.channelId,
+        threadTs: thread.threadTs,
+        recipientUserId: run.triggerUserId ?? undefined,
+        recipientTeamId: run.teamId || thread.teamId || undefined,
+      },
+      { stream: deps.settings.stream, logger: log },
+    );
+    const steps: RunStepRecord[] = [];
+
+    try {
+      if (run.attempts > 1) {
+        await deps.slack.chat
+          .postMessage({
+            channel: thread.channelId,
+            thread_ts: thread.threadTs,
+            text: '_I was interrupted while answering — picking this up again now._',
+            metadata: { event_type: STATUS_EVENT, event_payload: { run_id: run.id } },
+          })
+          .catch((error) => log.warn('could not post the resuming note', { error }));
+      }
+      await status.set('Reading the thread…');
+      const messages = await readThreadMessages(deps.slack, thread.channelId, thread.threadTs);
+      const names = await deps.names(userIdsToResolve(messages, deps.bot));
+      const files = await deps.files.register(thread.id, messages, names);
+      const fileIdBySlackId = new Map(files.filter((f) => f.slackFileId).map((f) => [f.slackFileId!, f.id]));
+      const earlierRuns = await listThreadRuns(deps.db, thread.id);
+      const activityByAnswerTs = new Map(
+        earlierRuns.filter((r) => r.activity && r.answerTs[0]).map((r) => [r.answerTs[0]!, r.activity!]),
+      );
+      const conversation = buildThreadConversation({
+        channelId: thread.channelId,
+        threadTs: thread.threadTs,
+        messages,
+        bot: deps.bot,
+        names,
+        fileIdOf: (id) => fileIdBySlackId.get(id),
+        activityByAnswerTs,
+      });
+      const lastUser = conversation.turns.findLastIndex((turn) => turn.role === 'user');
+      if (lastUser < 0) return { status: 'done', error: 'nothing to answer: the thread has no question' };
+      conversation.turns.splice(lastUser + 1);
+
+      const access = deps.files.access(thread.id, files);
+      const [preloads, channel, shown] = await Promise.all([
+        deps.files.preloads(access, files),
+        deps.channel(thread.channelId),
+        deps.files.currentImages?.(access, currentTurnFileIds(conversation.turns, deps.bot.userId)) ?? { images: [], notes: [] },
+      ]);
+      const budget = { contextWindow: deps.settings.contextWindow, reserveForAnswer: RESERVE_FOR_ANSWER };
+      const built = buildModelMessages({
+        botName: deps.bot.name,
+        conversation,
+        files,
+        preloads,
+        skills: deps.skills.list(),
+        now: new Date(deps.now()),
+        timeZone: deps.settings.timeZone,
+        channel,
+        currentImages: shown.images,
+        imageNotes: shown.notes,
+        budget,
+        model: deps.model.name,
+      });
+
+      const recordStep = (step: RunStepRecord) => steps.push(step);
+      const result = await runAgentTurn({
+        model: deps.model,
+        messages: built.messages,
+        registry: deps.registry,
+        resources: { files: access, skills: deps.skills, subAgent: deps.subAgent?.(access, recordStep) },
+        limits: {
+          maxIterations: deps.settings.maxIterations,
+          toolTimeoutMs: deps.settings.toolTimeoutMs,
+          deadline: deps.now() + deps.settings.runTimeoutMs,
+          contextWindow: deps.settings.contextWindow,
+        },
+        now: deps.now,
+        signal,
+        stream: deps.settings.stream,
+        recordStep,
+        onEvent: (event) => {
+          if (event.type === 'tool_started') void status.set(event.progress);
+          else if (event.type === 'thinking' && event.iteration > 1) void status.set('Thinking…');
+          else if (event.type === 'text_delta') writer.append(event.delta);
+          else if (event.type === 'text_discarded') writer.breakParagraph();
+        },
+        // One tool result may take an eighth of the window; the file tools page on their own well below that.
+        fitToolResult: (content) => fitToolResult(content, Math.max(2_000, Math.floor(deps.settings.contextWindow / 8)), undefined, deps.model.name),
+        afterToolRound: ({ messages: current }) =>
+          buildBudgetReport({ messages: current, files: access.list(), budget, model: deps.model.name }).message,
+        // The endpoint counted more than we did: aim well under the window on the one retry.
+        trimForRetry: (current) =>
+          trimRunMessages(current, { maxTokens: Math.floor((budget.contextWindow - budget.reserveForAnswer) * 0.7), model: deps.model.name }).messages,
+      });
+
+      if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
+      const answerTs = await writer.finish(result.answer, { runId: run.id, note: result.note });
+      await recordAnswerPosted(deps.db, run.id, answerTs);
+      await status.clear();
+      return {
+        status: 'done',
+        model: deps.model.name,
+        iterations: result.iterations,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+        skillsLoaded: skillsLoadedBy(result.toolCalls),
+        activity: result.activity.length ? result.activity.join('; ') : undefined,
+        answerTs,
+        error: result.stop === 'answered' ? undefined : result.stop,
+      };
+    } catch (error) {
+      await status.clear();
+      const reason = signal.reason;
+      if (reason instanceof RunInterrupted && reason.kind === 'cancelled') {
+        const ts = await writer.fail('_Stopped: this answer was cancelled._').catch(() => []);
+        return { status: 'cancelled', error: 'cancelled by a user', answerTs: ts };
+      }
+      if (reason instanceof RunInterrupted) throw error; // shutdown or lost lease: the run is resumed elsewhere
+      log.error('answer failed', { error });
+      const ts = await writer.fail(describeFailure(error)).catch((postError) => {
+        log.error('could not tell the thread about the failure', { error: postError });
+        return [] as string[];
+      });
+      if (ts.length) await recordAnswerPosted(deps.db, run.id, ts).catch(() => {});
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error), answerTs: ts };
+    } finally {
+      await insertRunSteps(deps.db, run.id, steps).catch((error) => log.warn('could not record run steps', { error }));
+    }
+  };
+}
+
+/** Files on the current question and on every message since the bot last answered. */
+function currentTurnFileIds(turns: Array<{ role: string; files: Array<{ id: string }> }>, _botUserId: string): string[] {
+  const ids: string[] = [];
+  for (let i = turns.length - 1; i >= 0 && turns[i]!.role === 'user'; i--) ids.unshift(...turns[i]!.files.map((f) => f.id));
+  return ids;
+}
+
+function skillsLoadedBy(calls: Array<{ name: string; args: unknown; error?: string }>): string[] {
+  const names = calls
+    .filter((call) => call.name === 'load_skill' && !call.error)
+    .map((call) => String((call.args as { name?: string } | undefined)?.name ?? '').split('/')[0]!)
+    .filter(Boolean);
+  return [...new Set(names)];
+}

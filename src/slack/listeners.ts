@@ -1,0 +1,104 @@
+import type { App } from '@slack/bolt';
+import type { BotIdentity } from '../conversation';
+import { QUESTION_EVENT } from '../conversation';
+import type { Logger } from '../logging/logger';
+import type { Intake } from '../runs/intake';
+import type { Database } from '../store/db';
+import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
+import type { SkillSummary } from '../skills/types';
+import { formatSkillList } from '../skills';
+import { decideTrigger, type IncomingMessage } from './decide-trigger';
+import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
+
+export interface ListenerDependencies {
+  db: Database;
+  intake: Intake;
+  bot: BotIdentity;
+  replyWithoutMention: boolean;
+  skills: () => SkillSummary[];
+  logger: Logger;
+}
+
+/** Reactions that stop a running answer when put on the question (or the bot's status message). */
+const CANCEL_REACTIONS = new Set(['x', 'octagonal_sign', 'no_entry', 'stop_sign']);
+
+export const ASK_USAGE =
+  'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…). You can also @mention me in any thread.';
+
+export function registerListeners(app: App, deps: ListenerDependencies): void {
+  const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
+    const trigger = decideTrigger(event as IncomingMessage, deps.bot, deps.replyWithoutMention);
+    if (!trigger) return;
+    const envelope = body as { event_id?: string; team_id?: string };
+    deps.intake.submit({ eventId: envelope.event_id, trigger: { ...trigger, teamId: trigger.teamId ?? envelope.team_id } });
+  };
+  app.event('app_mention', onMessage);
+  app.event('message', onMessage);
+
+  app.command('/ask', async ({ command, ack, respond, client }) => {
+    await ack();
+    const question = command.text.trim();
+    if (!question || question === 'help') {
+      await respond({ response_type: 'ephemeral', text: ASK_USAGE });
+      return;
+    }
+    if (question === 'skills') {
+      await respond({ response_type: 'ephemeral', text: formatSkillList(deps.skills()) });
+      return;
+    }
+    try {
+      // Slash commands cannot be used in threads and carry no thread_ts: start a thread with the question.
+      const posted = await client.chat.postMessage({
+        channel: command.channel_id,
+        text: `<@${command.user_id}> asked: ${question}`,
+        metadata: { event_type: QUESTION_EVENT, event_payload: { user_id: command.user_id, question } },
+        unfurl_links: false,
+      });
+      deps.intake.submit({
+        trigger: {
+          channelId: command.channel_id,
+          threadTs: posted.ts!,
+          messageTs: posted.ts!,
+          userId: command.user_id,
+          teamId: command.team_id,
+          engages: true,
+          needsEngagedThread: false,
+          hasFiles: false,
+        },
+      });
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error;
+      deps.logger.warn('/ask could not post the question', { channel: command.channel_id, code });
+      await respond({
+        response_type: 'ephemeral',
+        text:
+          code === 'not_in_channel' || code === 'channel_not_found'
+            ? 'I’m not in this channel yet. Invite me with `/invite @' + deps.bot.name + '`, or send me a direct message.'
+            : `Sorry, I couldn’t post your question here (${code ?? 'unknown error'}). Try @mentioning me instead.`,
+      });
+    }
+  });
+
+  app.action(FEEDBACK_ACTION_ID, async ({ ack, action, body, client }) => {
+    await ack();
+    const parsed = parseFeedbackValue((action as { value?: string }).value ?? '');
+    if (!parsed) return;
+    const user = body.user.id;
+    await saveFeedback(deps.db, parsed.runId, user, parsed.value);
+    const channel = (body as { channel?: { id: string } }).channel?.id;
+    const threadTs = (body as { message?: { thread_ts?: string } }).message?.thread_ts;
+    if (channel) {
+      await client.chat
+        .postEphemeral({ channel, user, thread_ts: threadTs, text: parsed.value === 'positive' ? 'Thanks — glad it helped.' : 'Thanks — noted. Tell me in the thread what was missing and I’ll try again.' })
+        .catch(() => {});
+    }
+  });
+
+  app.event('reaction_added', async ({ event }) => {
+    if (!CANCEL_REACTIONS.has(event.reaction) || event.item.type !== 'message') return;
+    const run = await findActiveRunByMessage(deps.db, event.item.channel, event.item.ts);
+    if (!run) return;
+    const outcome = await requestCancel(deps.db, run.id);
+    deps.logger.info('cancel requested', { runId: run.id, by: event.user, outcome });
+  });
+}
