@@ -93,9 +93,6 @@ export function createThreadFilesService(options: ThreadFilesServiceOptions): Th
           try {
             const image = await access.readImage(file.id);
             shown.push({ fileId: file.id, name: file.name, dataUrl: image.dataUrl, width: image.width, height: image.height, detail: 'auto' });
-            void describeImage(db, model, { slackFileId: file.slackFileId!, dataUrl: image.dataUrl }).catch((error) =>
-              logger.warn('could not describe an image', { file: file.id, error }),
-            );
             continue;
           } catch (error) {
             notes.push(error instanceof FileReadError ? error.message : `${file.name} could not be shown.`);
@@ -110,6 +107,15 @@ export function createThreadFilesService(options: ThreadFilesServiceOptions): Th
         }
       }
       return { images: shown, notes };
+    },
+    async describeImages(access, images) {
+      for (const image of images) {
+        const file = access.get(image.fileId);
+        if (!file.slackFileId) continue;
+        await describeImage(db, model, { slackFileId: file.slackFileId, dataUrl: image.dataUrl }).catch((error) =>
+          logger.warn('could not describe an image', { file: file.id, error }),
+        );
+      }
     },
     prefetch(threadId, channelId, threadTs, client) {
       void (async () => {

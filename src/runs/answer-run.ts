@@ -28,6 +28,8 @@ export interface ThreadFilesService {
   preloads(access: ThreadFileAccess, files: ThreadFile[]): Promise<Map<string, string>>;
   /** Images to attach to the current turn, and notes for those not shown. */
   currentImages?(access: ThreadFileAccess, fileIds: string[]): Promise<{ images: CurrentImage[]; notes: string[] }>;
+  /** After the answer: describe the images shown, once, so later turns get words instead of pixels. */
+  describeImages?(access: ThreadFileAccess, images: CurrentImage[]): Promise<void>;
 }
 
 export interface AnswerRunDependencies {
@@ -165,6 +167,7 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
       const answerTs = await writer.finish(result.answer, { runId: run.id, note: result.note });
       await recordAnswerPosted(deps.db, run.id, answerTs);
       await status.clear();
+      if (shown.images.length) await deps.files.describeImages?.(access, shown.images);
       return {
         status: 'done',
         model: deps.model.name,
