@@ -1,4 +1,5 @@
 import type { BenchSuite } from './figures';
+import { contextSuite } from './context';
 
 /** Every bench suite, in the order they run. Each lives in its own file beside this one. */
-export const suites: BenchSuite[] = [];
+export const suites: BenchSuite[] = [contextSuite];

@@ -17,11 +17,12 @@ import type { BuiltContext, ContextInput } from './types';
 import { renderSystemPrompt } from './system-prompt';
 import { renderFilesBlock } from './files-block';
 import { renderReminder } from './reminder';
-import { renderHistoryTurn, type RenderedTurn } from './history';
+import { renderHistoryTurn, renderSpokenLine, type RenderedTurn } from './history';
 import { selectPreloads } from './select-preloads';
 import { selectHistoryWindow } from './history-window';
 import { renderCurrentTurn } from './current-turn';
-import { countMessageTokens, REPLY_PRIMING_TOKENS } from './message-tokens';
+import { countMessageTokens, MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS } from './message-tokens';
+import { countImagePartTokens } from './image-tokens';
 import { countTokens } from './tokenizer';
 
 const DEFAULT_PRELOAD_TOKENS = 2_000;
@@ -51,22 +52,24 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
       imageNotes: input.imageNotes ?? [],
     });
   const roomForCurrent = available - systemTokens - REPLY_PRIMING_TOKENS;
+  // What the current turn needs before preloads, from parts that stay cached between builds (the file list and
+  // the person's words); only the final message, which holds the clock, is counted whole.
   const bareBlock = renderFilesBlock(input.files, { textLengths: input.textLengths });
-  const bareReminder = renderReminderWith(bareBlock);
-  const bare = renderCurrentTurn(current, bareReminder, images, model, roomForCurrent);
+  const bareEstimate =
+    countTokens(bareBlock, model) +
+    countTokens(renderReminderWith(''), model) +
+    countTokens(renderSpokenLine(current), model) +
+    images.reduce((sum, image) => sum + countImagePartTokens({ ...image, url: image.dataUrl }), 0) +
+    MESSAGE_OVERHEAD_TOKENS;
   const allowance = Math.max(
     0,
-    Math.min(input.budget.preloadTokens ?? DEFAULT_PRELOAD_TOKENS, Math.floor(available / 10), roomForCurrent - bare.tokens),
+    Math.min(input.budget.preloadTokens ?? DEFAULT_PRELOAD_TOKENS, Math.floor(available / 10), roomForCurrent - bareEstimate),
   );
   const preloads = selectPreloads(input.files, input.preloads, allowance, model, new Set(current.files.map((f) => f.id)));
-  let filesBlock = bareBlock;
-  let reminder = bareReminder;
-  let currentTurn = bare;
-  if (preloads.texts.size > 0) {
-    filesBlock = renderFilesBlock(input.files, { preloads: preloads.texts, textLengths: input.textLengths });
-    reminder = renderReminderWith(filesBlock);
-    currentTurn = renderCurrentTurn(current, reminder, images, model, roomForCurrent);
-  }
+  const filesBlock =
+    preloads.texts.size > 0 ? renderFilesBlock(input.files, { preloads: preloads.texts, textLengths: input.textLengths }) : bareBlock;
+  const reminder = renderReminderWith(filesBlock);
+  const currentTurn = renderCurrentTurn(current, reminder, images, model, roomForCurrent);
 
   // Then as much history as fits, newest first.
   const filesById = new Map<string, ThreadFile>(input.files.map((f) => [f.id, f]));
