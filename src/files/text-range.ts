@@ -1,0 +1,21 @@
+/**
+ * Where a character range of extracted text sits, in the words people use: "p. 3–5", "slides 2–4",
+ * "Sheet 'Budget'", "§ Results". For activity lines ("F1 p. 3–5"), peek headers and outlines.
+ */
+import type { ExtractedDocument, TextSegment } from './types';
+
+export function describeTextRange(document: Pick<ExtractedDocument, 'segments'>, start: number, stop: number): string | undefined {
+  const touched = document.segments.filter((s) => s.start < Math.max(stop, start + 1) && s.end > start);
+  const first = touched[0];
+  const last = touched[touched.length - 1];
+  if (!first || !last) return undefined;
+  if (first === last) return first.label;
+  if (first.kind === 'page' && last.kind === 'page') return `p. ${first.number}–${last.number}`;
+  if (first.kind === 'slide' && last.kind === 'slide') return `slides ${first.number}–${last.number}`;
+  return `${first.label} – ${last.label}`;
+}
+
+/** The segment holding a character offset, for outline entries. */
+export function segmentAt(document: Pick<ExtractedDocument, 'segments'>, offset: number): TextSegment | undefined {
+  return document.segments.find((s) => offset >= s.start && offset < s.end);
+}
