@@ -28,18 +28,24 @@ export class DocumentBuilder {
 
   /** Appends `text` as a block of its own: separated from what came before by one blank line. */
   appendBlock(text: string): this {
-    return this.breakBlock().append(text);
+    return this.endBlock().append(text);
+  }
+
+  /** Ends the text so far with a blank line (unless empty or already so), so the next text starts a block. */
+  endBlock(): this {
+    if (this.length === 0) return this;
+    return this.append('\n'.repeat(Math.max(0, 2 - this.trailingNewlines)));
   }
 
   /** Appends a heading line as a block and puts it in the outline, at the line's first character. */
   appendHeading(line: string, title: string, level: number): this {
-    this.breakBlock().addHeading(title, level);
+    this.endBlock().addHeading(title, level);
     return this.append(line);
   }
 
-  /** Closes the current segment (if any) and opens a new one where the next block will start. */
+  /** Closes the current segment (if any) and opens a new one at the current offset. */
   startSegment(kind: TextSegment['kind'], number: number, label: string): this {
-    this.breakBlock().closeSegment();
+    this.closeSegment();
     this.open = { kind, number, label, start: this.length };
     return this;
   }
@@ -70,10 +76,5 @@ export class DocumentBuilder {
     };
     if (pageCount !== undefined) document.pageCount = pageCount;
     return document;
-  }
-
-  private breakBlock(): this {
-    if (this.length === 0) return this;
-    return this.append('\n'.repeat(Math.max(0, 2 - this.trailingNewlines)));
   }
 }

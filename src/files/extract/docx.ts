@@ -2,21 +2,20 @@
  * DOCX to markdown: mammoth's HTML (its markdown output is deprecated and flattens tables), converted by our own
  * walker so tables stay tables and footnotes stay in the text. Headings become the outline and 'section' segments.
  */
-import { JSDOM } from 'jsdom';
-import mammoth from 'mammoth';
 import type { ExtractedDocument } from '../types';
 import { DocumentBuilder } from './document-builder';
 import { convertHtmlToMarkdown } from './html-to-markdown';
+import { loadJsdom, loadMammoth } from './libraries';
 import { checkOfficeContainer } from './office-container';
 import { corruptError } from './read-errors';
 import { appendWithSections } from './sections';
 import type { ExtractLimits } from './task';
 
-// Without this mammoth inlines every picture as a base64 data URL; an empty src leaves the alt text mammoth adds.
-const describeImage = mammoth.images.imgElement(async () => ({ src: '' }));
-
 export async function readDocx(bytes: Uint8Array, name: string, limits: ExtractLimits): Promise<ExtractedDocument> {
   checkOfficeContainer(bytes, name, limits);
+  const [mammoth, { JSDOM }] = await Promise.all([loadMammoth(), loadJsdom()]);
+  // Without this mammoth inlines every picture as a base64 data URL; an empty src leaves the alt text mammoth adds.
+  const describeImage = mammoth.images.imgElement(async () => ({ src: '' }));
   let html: string;
   try {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -2,16 +2,18 @@
  * Web pages (saved HTML) to markdown: the readable part only. Scripts, styles, navigation and site chrome are
  * dropped; when the page marks its main content (<main>, role=main, a single <article>) only that is read.
  */
-import { JSDOM } from 'jsdom';
 import type { ExtractedDocument } from '../types';
 import { decodeText } from './decode-text';
 import { DocumentBuilder } from './document-builder';
 import { convertHtmlToMarkdown } from './html-to-markdown';
+import { loadJsdom } from './libraries';
 import { appendWithSections } from './sections';
 
 export async function readHtml(bytes: Uint8Array, name: string): Promise<ExtractedDocument> {
   const { text: html, encoding } = decodeText(bytes, declaredCharset(bytes));
-  const dom = new JSDOM(html);
+  const { JSDOM, VirtualConsole } = await loadJsdom();
+  // A silent console: jsdom otherwise prints "Could not parse CSS stylesheet" for every modern stylesheet.
+  const dom = new JSDOM(html, { virtualConsole: new VirtualConsole() });
   try {
     const document = dom.window.document;
     const root = findMainContent(document) ?? document.body ?? document.documentElement;

@@ -42,7 +42,7 @@ function buildDocument(pages: Array<{ num: number; text: string }>, total: numbe
   const emptyPages: number[] = [];
   for (const page of pages) {
     const text = page.text.replace(/[ \t]+\n/g, '\n').trim();
-    builder.startSegment('page', page.num, `p. ${page.num}`).append(`${pageMarker(page.num)}\n`);
+    builder.endBlock().startSegment('page', page.num, `p. ${page.num}`).append(`${pageMarker(page.num)}\n`);
     if (text) builder.append(text);
     else {
       builder.append(emptyPageText);

@@ -39,7 +39,7 @@ export async function readPptx(bytes: Uint8Array, name: string, limits: ExtractL
     const slide = readSlide(read(slidePath) ?? '');
     const notes = readNotes(slidePath, read);
     const heading = `## Slide ${number}${slide.title ? `: ${slide.title}` : ''}${slide.hidden ? ' (hidden)' : ''}`;
-    builder.startSegment('slide', number, `slide ${number}`);
+    builder.endBlock().startSegment('slide', number, `slide ${number}`);
     builder.appendHeading(heading, slide.title || `Slide ${number}`, 1);
     for (const block of slide.blocks) builder.appendBlock(block);
     if (notes) builder.appendBlock(`Notes: ${notes}`);

@@ -1,24 +1,32 @@
 /**
- * The worker side: reads one file and answers with a TaskOutcome. Readers are imported on first use, so a worker
- * that only ever sees CSV files never loads pdf.js or jsdom.
+ * The worker side: reads one file and answers with a TaskOutcome. Every reader is imported statically here: our
+ * TypeScript can only load while worker-entry.mjs has tsx registered, which is only during this module's import.
+ * The heavy libraries behind the readers load on first use instead (libraries.ts, pdf-engine.ts).
  */
 import { threadId } from 'node:worker_threads';
 import type { ExtractedDocument } from '../types';
 import { FileReadError } from '../types';
+import { readCsv } from './csv';
 import type { DocumentKind } from './detect-kind';
+import { readDocx } from './docx';
+import { readHtml } from './html';
+import { readPdf } from './pdf';
+import { readPptx } from './pptx';
 import { corruptError, noTextError, unsupportedError } from './read-errors';
 import type { ExtractLimits, ExtractTask, TaskOutcome } from './task';
+import { readText } from './text';
+import { readXlsx } from './xlsx';
 
 type Reader = (bytes: Uint8Array, name: string, limits: ExtractLimits) => Promise<ExtractedDocument>;
 
-const readers: Partial<Record<DocumentKind, () => Promise<Reader>>> = {
-  pdf: async () => (await import('./pdf')).readPdf,
-  docx: async () => (await import('./docx')).readDocx,
-  pptx: async () => (await import('./pptx')).readPptx,
-  xlsx: async () => (await import('./xlsx')).readXlsx,
-  csv: async () => (await import('./csv')).readCsv,
-  html: async () => (await import('./html')).readHtml,
-  text: async () => (await import('./text')).readText,
+const readers: Partial<Record<DocumentKind, Reader>> = {
+  pdf: readPdf,
+  docx: readDocx,
+  pptx: readPptx,
+  xlsx: readXlsx,
+  csv: readCsv,
+  html: readHtml,
+  text: readText,
 };
 
 export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
@@ -35,9 +43,9 @@ export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
 }
 
 async function readDocument({ bytes, name, kind, limits }: ExtractTask): Promise<ExtractedDocument> {
-  const loadReader = readers[kind];
-  if (!loadReader) throw unsupportedError(name, kind === 'image' ? 'an image' : 'not a document type I know');
-  const document = await (await loadReader())(bytes, name, limits);
+  const read = readers[kind];
+  if (!read) throw unsupportedError(name, kind === 'image' ? 'an image' : 'not a document type I know');
+  const document = await read(bytes, name, limits);
   if (!/\S/.test(document.text)) throw noTextError(name);
   return document;
 }

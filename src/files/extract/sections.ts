@@ -18,8 +18,13 @@ export function appendWithSections(builder: DocumentBuilder, markdown: string, h
   for (const heading of splitLevels) {
     builder.append(markdown.slice(cursor, heading.offset));
     cursor = heading.offset;
-    builder.startSegment('section', ++number, `§ ${heading.title}`);
+    builder.startSegment('section', ++number, `§ ${shorten(heading.title)}`);
   }
   builder.append(markdown.slice(cursor)).closeSegment();
   for (const heading of headings) builder.addHeading(heading.title, heading.level, base + heading.offset);
+}
+
+/** Labels are for citing ("§ Results"); a paragraph styled as a heading would make an unwieldy one. */
+function shorten(title: string): string {
+  return title.length <= 60 ? title : `${title.slice(0, 59).trimEnd()}…`;
 }

@@ -1,14 +1,16 @@
 /**
  * The file piscina loads in each worker thread. Worker threads do not inherit tsx's loader from the parent (and
- * under vitest there is no tsx in the parent at all), so this plain-JS entry registers tsx itself before loading
- * the TypeScript task. It is plain `.mjs` so Node can load it with no loader in place.
+ * under vitest there is no tsx in the parent at all), so this plain-JS entry registers tsx itself to load our
+ * TypeScript, then unregisters it: through tsx, pdf.js (4 MB of .mjs) took seconds to load, and the source maps
+ * tsx switches on slowed parsing too. So run-task.ts must import every TypeScript module it will ever need
+ * statically; the parsing libraries load natively afterwards.
  */
 import { register } from 'tsx/esm/api';
 
-register();
+const unregister = register();
 
 // Start loading at once so the first task does not pay for it; a failure is reported by the first task.
-const loading = import('./run-task.ts');
+const loading = import('./run-task.ts').finally(() => unregister());
 loading.catch(() => {});
 
 export default async function runInWorker(task) {

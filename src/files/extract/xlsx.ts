@@ -2,9 +2,10 @@
  * XLSX to markdown: one "## Sheet: Name" section and one markdown table per sheet, values as Excel shows them
  * (formula results, not formulas), rows capped per sheet and in total with the rest counted in `notes`.
  */
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { ExtractedDocument } from '../types';
 import { DocumentBuilder } from './document-builder';
+import { loadExcelJs } from './libraries';
 import { checkOfficeContainer } from './office-container';
 import { corruptError } from './read-errors';
 import { TableBudget } from './table-budget';
@@ -12,7 +13,8 @@ import type { ExtractLimits } from './task';
 
 export async function readXlsx(bytes: Uint8Array, name: string, limits: ExtractLimits): Promise<ExtractedDocument> {
   checkOfficeContainer(bytes, name, limits);
-  const workbook = new ExcelJS.Workbook();
+  const { Workbook } = await loadExcelJs();
+  const workbook = new Workbook();
   try {
     await workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never);
   } catch (error) {
@@ -22,7 +24,7 @@ export async function readXlsx(bytes: Uint8Array, name: string, limits: ExtractL
   const budget = new TableBudget(limits);
   workbook.worksheets.forEach((sheet, index) => {
     const hidden = sheet.state === 'hidden' || sheet.state === 'veryHidden' ? ' (hidden)' : '';
-    builder.startSegment('sheet', index + 1, `Sheet '${sheet.name}'`);
+    builder.endBlock().startSegment('sheet', index + 1, `Sheet '${sheet.name}'`);
     builder.appendHeading(`## Sheet: ${sheet.name}${hidden}`, sheet.name, 1);
     const rows: string[][] = [];
     let totalRows = 0;
