@@ -54,7 +54,8 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
   const roomForCurrent = available - systemTokens - REPLY_PRIMING_TOKENS;
   // What the current turn needs before preloads, from parts that stay cached between builds (the file list and
   // the person's words); only the final message, which holds the clock, is counted whole.
-  const bareBlock = renderFilesBlock(input.files, { textLengths: input.textLengths });
+  const blockOptions = { textLengths: input.textLengths, currentMessageTs: current.ts };
+  const bareBlock = renderFilesBlock(input.files, blockOptions);
   const bareEstimate =
     countTokens(bareBlock, model) +
     countTokens(renderReminderWith(''), model) +
@@ -67,7 +68,7 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
   );
   const preloads = selectPreloads(input.files, input.preloads, allowance, model, new Set(current.files.map((f) => f.id)));
   const filesBlock =
-    preloads.texts.size > 0 ? renderFilesBlock(input.files, { preloads: preloads.texts, textLengths: input.textLengths }) : bareBlock;
+    preloads.texts.size > 0 ? renderFilesBlock(input.files, { ...blockOptions, preloads: preloads.texts }) : bareBlock;
   const reminder = renderReminderWith(filesBlock);
   const currentTurn = renderCurrentTurn(current, reminder, images, model, roomForCurrent);
 

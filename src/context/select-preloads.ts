@@ -1,7 +1,8 @@
 /**
  * Which preloaded texts go into the current turn, and how much of each. The registry preloads the first N KB of
  * every suitable file; with dozens of files that would be the megabytes-in-the-first-request problem again, so
- * preloads share one token allowance: files of the current message first, then newer files before older ones.
+ * preloads share one token allowance: files of the current message first, then newer files before older ones,
+ * whole texts before slices.
  * The files block then says exactly what was preloaded ("yes, whole", "first 3,100 chars" or "no").
  */
 import type { ThreadFile } from '../files/types';
@@ -27,29 +28,27 @@ export function selectPreloads(
 ): PreloadSelection {
   const texts = new Map<string, string>();
   let left = allowanceTokens;
-  let used = 0;
   const candidates = files.filter((f) => !f.error && (preloads.get(f.id)?.length ?? 0) > 0);
   const ordered = [
     ...candidates.filter((f) => currentFileIds.has(f.id)),
     ...candidates.filter((f) => !currentFileIds.has(f.id)).reverse(),
   ];
+  // Whole texts first, so one big CSV cannot crowd out a short README; then slices of the rest while room lasts.
+  for (const file of ordered) {
+    const cost = countTokens(preloads.get(file.id)!, model) + FRAME_TOKENS;
+    if (cost > left) continue;
+    texts.set(file.id, preloads.get(file.id)!);
+    left -= cost;
+  }
   for (const file of ordered) {
     if (left < FRAME_TOKENS + MIN_SLICE_TOKENS) break;
-    const text = preloads.get(file.id)!;
-    const cost = countTokens(text, model) + FRAME_TOKENS;
-    if (cost <= left) {
-      texts.set(file.id, text);
-      left -= cost;
-      used += cost;
-      continue;
-    }
-    const head = takeTokens(text, left - FRAME_TOKENS, model);
-    if (head.length === 0) break;
-    const headCost = countTokens(head, model) + FRAME_TOKENS;
+    if (texts.has(file.id)) continue;
+    const head = takeTokens(preloads.get(file.id)!, left - FRAME_TOKENS, model);
+    if (head.length === 0) continue;
     texts.set(file.id, head);
-    used += headCost;
-    left -= headCost;
+    left -= countTokens(head, model) + FRAME_TOKENS;
   }
+  const used = allowanceTokens - left;
   // Embedded in the registry's file order, so the block reads in the same order as the list.
   const inFileOrder = new Map(files.filter((f) => texts.has(f.id)).map((f) => [f.id, texts.get(f.id)!]));
   return { texts: inFileOrder, tokens: used };

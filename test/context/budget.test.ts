@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { buildModelMessages, countRequestTokens } from '../../src/context';
 import { botTurn, contextInput, file, textOf, userTurn } from './fixtures';
+import { makeSyntheticThread } from './synthetic-thread';
 
 /** A long thread: 200 exchanges about numbered items, so each answer is easy to recognise. */
 function longThread(exchanges: number) {
@@ -77,13 +78,14 @@ describe('a thread longer than the budget', () => {
     expect(textOf(huge.messages.at(-1)!.content)).toMatch(/Ana: why does this fail\?\n[\s\S]*\n\[cut: [\d,]+ more characters of this message did not fit\]$/);
   });
 
-  test('preloaded text takes a bounded share: the current message first, the list says how much', () => {
+  test('preloaded text takes a bounded share: whole short texts first, then a slice; the list says how much', () => {
     const csv = file('F1', 'orders.csv', { sizeBytes: 400_000 });
-    const md = file('F2', 'readme.md', { sizeBytes: 900 });
+    const md = file('F2', 'readme.md', { sizeBytes: 15 });
     const csvText = 'id,customer,total\n'.concat('1,ACME Corporation,1200.50\n'.repeat(2000));
+    const request = userTurn('Bo', 'and the orders', [csv]);
     const built2 = buildModelMessages(
-      contextInput([userTurn('Ana', 'see readme', [md]), botTurn('ok'), userTurn('Bo', 'and the orders', [csv])], {
-        files: [csv, md],
+      contextInput([userTurn('Ana', 'see readme', [md]), botTurn('ok'), request], {
+        files: [{ ...csv, messageTs: request.ts, authorName: 'Bo' }, md],
         preloads: new Map([
           ['F1', csvText],
           ['F2', '# Readme\nShort.'],
@@ -92,9 +94,24 @@ describe('a thread longer than the budget', () => {
       }),
     );
     const current = textOf(built2.messages.at(-1)!.content);
-    expect(built2.report.preloadedFileIds).toEqual(['F1']);
+    expect(built2.report.preloadedFileIds).toEqual(['F1', 'F2']);
     expect(built2.report.breakdown.preloads).toBeLessThanOrEqual(1_000);
-    expect(current).toMatch(/F1 \| "orders.csv" \| csv \| 391 KB \| - \| first [\d,]+ chars\n/);
-    expect(current).toMatch(/F2 \| "readme.md" \| md \| 900 B \| - \| no\n/);
+    expect(current).toMatch(
+      new RegExp(`from Bo, message ${request.ts} \\(this message\\):\nF1 \\| "orders.csv" \\| csv \\| 391 KB \\| - \\| first [\\d,]+ chars\n`),
+    );
+    expect(current).toContain('F2 | "readme.md" | md | 15 B | - | yes, whole\n');
+    expect(current).toContain('<file_data id="F2" name="readme.md" chars="15">\n# Readme\nShort.\n</file_data>');
+  });
+
+  test('the newest turns of a 300-message thread survive a small window verbatim', () => {
+    const { turns, files, preloads } = makeSyntheticThread(300, 50);
+    const small = buildModelMessages(contextInput(turns, { files, preloads, budget: { contextWindow: 16_000, reserveForAnswer: 4_000 } }));
+    expect(small.report.droppedTurns).toBeGreaterThanOrEqual(200);
+    expect(small.report.totalTokens).toBeLessThanOrEqual(12_000);
+    const kept = small.messages.slice(-10).map((m) => textOf(m.content));
+    turns.slice(-10).forEach((turn, i) => {
+      if (turn.role === 'user') expect(kept[i]!.endsWith(`${turn.speaker}: ${turn.text}`)).toBe(true);
+      else expect(kept[i]!.startsWith(turn.text)).toBe(true);
+    });
   });
 });
