@@ -1,0 +1,119 @@
+import { and, inArray, isNull } from 'drizzle-orm';
+import type { Database } from '../../store/db';
+import { chunks, documents } from '../../store/schema';
+import type { SearchHit } from '../../tools/tool';
+import { findDocument } from '../file-store';
+import type { ThreadFile } from '../types';
+import type { Embedder } from './embedder';
+import { fuseRankings } from './fuse-rankings';
+import { indexDocument } from './index-document';
+import { isEmptyQuery, parseQuery } from './query-terms';
+import { rankByEmbedding } from './rank-by-embedding';
+import { rankByFullText } from './rank-full-text';
+
+/** What the thread's file access asks for: these files (already extracted), their content hashes by file id. */
+export interface SearchRequest {
+  files: ThreadFile[];
+  contentHashes: Map<string, string>;
+  query: string;
+  limit: number;
+  signal?: AbortSignal;
+}
+
+export type Searcher = (request: SearchRequest) => Promise<SearchHit[]>;
+
+export interface SearcherOptions {
+  db: Database;
+  /** When set, rankings by meaning are fused with full-text ones; the query is embedded once per search. */
+  embedder?: Embedder;
+  /**
+   * Makes sure a document's chunks exist. By default the stored extraction (documents row) is indexed, which covers
+   * documents extracted before indexing existed or whose indexing failed the first time.
+   */
+  ensureIndexed?: (contentHash: string, signal?: AbortSignal) => Promise<void>;
+}
+
+/** Candidates each ranking contributes before fusion: enough depth that a passage good in one list survives. */
+const CANDIDATES = 50;
+
+/** Passages of the given files that best answer a query, best first, each with where it is. */
+export function createSearcher(options: SearcherOptions): Searcher {
+  const { db, embedder } = options;
+  const ensureIndexed = options.ensureIndexed ?? ((hash, signal) => indexStoredDocument(db, hash, embedder, signal));
+
+  return async ({ files, contentHashes, query, limit, signal }) => {
+    const terms = parseQuery(query);
+    if (isEmptyQuery(terms)) {
+      throw new Error(`The search query "${query}" has no words to look for; give a few words or a phrase from the text.`);
+    }
+    // The same bytes shared twice in a thread are one document; its passages are credited to the first file.
+    const fileByHash = new Map<string, ThreadFile>();
+    for (const file of files) {
+      const hash = contentHashes.get(file.id);
+      if (hash && !fileByHash.has(hash)) fileByHash.set(hash, file);
+    }
+    const hashes = [...fileByHash.keys()];
+    if (hashes.length === 0 || limit <= 0) return [];
+    for (const hash of await findUnindexed(db, hashes)) await ensureIndexed(hash, signal);
+    signal?.throwIfAborted();
+
+    const fullText = await rankByFullText(db, hashes, terms, embedder ? CANDIDATES : limit);
+    let ranked = fullText;
+    if (embedder) {
+      const [queryVector] = await embedder.embed([query], signal);
+      const byMeaning = queryVector ? await rankByEmbedding(db, hashes, queryVector, embedder, CANDIDATES) : [];
+      ranked = fuseRankings([fullText.map((r) => r.id), byMeaning.map((r) => r.id)], limit);
+    }
+    return loadHits(db, ranked.slice(0, limit), fileByHash);
+  };
+}
+
+async function findUnindexed(db: Database, hashes: string[]): Promise<string[]> {
+  const rows = await db
+    .select({ contentHash: documents.contentHash })
+    .from(documents)
+    .where(and(inArray(documents.contentHash, hashes), isNull(documents.indexedAt), isNull(documents.errorCode)));
+  return rows.map((r) => r.contentHash);
+}
+
+async function indexStoredDocument(db: Database, contentHash: string, embedder?: Embedder, signal?: AbortSignal) {
+  const stored = await findDocument(db, contentHash);
+  if (stored?.ok) await indexDocument(db, contentHash, stored.document, { embedder, signal });
+}
+
+async function loadHits(
+  db: Database,
+  ranked: Array<{ id: number; score: number }>,
+  fileByHash: Map<string, ThreadFile>,
+): Promise<SearchHit[]> {
+  if (ranked.length === 0) return [];
+  const rows = await db
+    .select({
+      id: chunks.id,
+      contentHash: chunks.contentHash,
+      text: chunks.text,
+      location: chunks.location,
+      page: chunks.page,
+      start: chunks.startOffset,
+      end: chunks.endOffset,
+    })
+    .from(chunks)
+    .where(inArray(chunks.id, ranked.map((r) => r.id)));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ranked.flatMap(({ id, score }) => {
+    const row = byId.get(id);
+    const file = row && fileByHash.get(row.contentHash);
+    if (!row || !file) return [];
+    const hit: SearchHit = {
+      fileId: file.id,
+      fileName: file.name,
+      location: row.location,
+      start: row.start,
+      end: row.end,
+      text: row.text,
+      score,
+    };
+    if (row.page !== null) hit.page = row.page;
+    return [hit];
+  });
+}

@@ -1,0 +1,19 @@
+/**
+ * Search inside a thread's files: chunks that follow each document's structure, ranked by full text in the
+ * database (and, with OPENAI_EMBEDDING_MODEL, fused with embeddings). files/ calls indexDocument once a file is
+ * extracted and hands createSearcher's function to the thread's file access.
+ */
+export { chunkDocument } from './chunk-document';
+export type { ChunkOptions, DocumentChunk } from './chunk-document';
+export { createSearcher } from './create-searcher';
+export type { SearchRequest, Searcher, SearcherOptions } from './create-searcher';
+export type { Embedder } from './embedder';
+export { createHashingEmbedder } from './hashing-embedder';
+export { indexDocument } from './index-document';
+export type { IndexOptions, IndexResult } from './index-document';
+export { createOpenAIEmbedder } from './openai-embedder';
+export type { OpenAIEmbedderOptions } from './openai-embedder';
+export { parseQuery } from './query-terms';
+export type { QueryTerms } from './query-terms';
+export { selectSnippet } from './select-snippet';
+export type { Snippet } from './select-snippet';

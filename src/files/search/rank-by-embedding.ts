@@ -1,0 +1,84 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../store/db';
+import { chunks } from '../../store/schema';
+import { cosineSimilarity, type Embedder } from './embedder';
+
+interface StoredVectors {
+  ids: number[];
+  vectors: Float32Array[];
+}
+
+/**
+ * Vectors never change once stored (a content hash names immutable text), so they are kept in memory after the
+ * first search: reading a thousand real[] arrays back from the database costs more than the whole cosine scan.
+ * Bounded by the number of floats held, oldest document out first.
+ */
+const MAX_CACHED_FLOATS = 16_000_000;
+const cache = new Map<string, StoredVectors>();
+let cachedFloats = 0;
+
+/**
+ * Chunks of the given documents by cosine similarity to the query. A small scan in TypeScript: one thread's files
+ * hold a few thousand chunks at most, so no vector index (pgvector) is needed, and PGlite and PostgreSQL behave alike.
+ * Chunks without a vector of this embedder's model are simply not ranked here.
+ */
+export async function rankByEmbedding(
+  db: Database,
+  contentHashes: string[],
+  queryVector: number[],
+  embedder: Embedder,
+  limit: number,
+): Promise<Array<{ id: number; score: number }>> {
+  const scored: Array<{ id: number; score: number }> = [];
+  for (const contentHash of contentHashes) {
+    const stored = await loadVectors(db, contentHash, embedder.model);
+    stored.ids.forEach((id, i) => scored.push({ id, score: cosineSimilarity(queryVector, stored.vectors[i]!) }));
+  }
+  return scored.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, limit);
+}
+
+async function loadVectors(db: Database, contentHash: string, model: string): Promise<StoredVectors> {
+  const key = `${model}\u0000${contentHash}`;
+  const hit = cache.get(key);
+  if (hit) {
+    // Map order is insertion order: re-inserting marks it most recently used.
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const rows = await db
+    .select({ id: chunks.id, embedding: chunks.embedding, model: chunks.embeddingModel })
+    .from(chunks)
+    .where(eq(chunks.contentHash, contentHash));
+  const stored: StoredVectors = { ids: [], vectors: [] };
+  for (const row of rows) {
+    if (!row.embedding || row.model !== model) continue;
+    stored.ids.push(row.id);
+    stored.vectors.push(Float32Array.from(row.embedding));
+  }
+  // Half-embedded documents (embedding still running, or failed part-way) are read again next time.
+  if (stored.ids.length === rows.length) remember(key, stored);
+  return stored;
+}
+
+function remember(key: string, stored: StoredVectors): void {
+  const floats = stored.vectors.reduce((sum, v) => sum + v.length, 0);
+  if (floats === 0 || floats > MAX_CACHED_FLOATS) return;
+  cache.set(key, stored);
+  cachedFloats += floats;
+  for (const [oldKey, old] of cache) {
+    if (cachedFloats <= MAX_CACHED_FLOATS) break;
+    cache.delete(oldKey);
+    cachedFloats -= old.vectors.reduce((sum, v) => sum + v.length, 0);
+  }
+}
+
+/** Forgets cached vectors of a document, e.g. after its chunks were embedded again with the same model. */
+export function forgetVectors(contentHash: string): void {
+  for (const [key, stored] of cache) {
+    if (key.endsWith(`\u0000${contentHash}`)) {
+      cache.delete(key);
+      cachedFloats -= stored.vectors.reduce((sum, v) => sum + v.length, 0);
+    }
+  }
+}

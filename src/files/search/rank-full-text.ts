@@ -1,0 +1,105 @@
+import { sql } from 'drizzle-orm';
+import { rowsOf, type Database } from '../../store/db';
+import type { QueryTerms } from './query-terms';
+import { STEMMED_CONFIGS } from './text-search-language';
+
+export interface RankedChunk {
+  id: number;
+  score: number;
+}
+
+/** BM25's usual constants; b is lower than the textbook 0.75 because chunks are already of similar length. */
+const K1 = 1.2;
+const B = 0.5;
+/** CJK bigram terms score this share of a word term: a two-character name carries less than a whole word. */
+const BIGRAM_WEIGHT = 0.6;
+/** A lexeme as a tsquery operand: quoted, with quotes and backslashes escaped, so no lexeme reads as an operator. */
+const QUOTED_LEXEME = sql.raw(`'''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''''`);
+
+/**
+ * Full-text ranking of the chunks of some documents, inside the database. Matching uses the tsvectors (`tsv` for
+ * words, `cjk_tsv` for bigrams) and their GIN indexes; scoring is BM25 over the matching chunks, because
+ * ts_rank/ts_rank_cd know nothing of how rare a word is, and for questions in natural language the rare words
+ * ("Hausdorff", "17221") are what find the passage. Any term may match (OR), and chunks matching more and rarer
+ * terms rank first, so there is no empty AND result to fall back from.
+ *
+ * Each query word is expanded into its lexeme in every configuration (simple and all stemmed ones) and counts as
+ * one term whichever of those matches: the chunk was stemmed in one language, and the query does not need to know
+ * which.
+ */
+export async function rankByFullText(
+  db: Database,
+  contentHashes: string[],
+  terms: QueryTerms,
+  limit: number,
+): Promise<RankedChunk[]> {
+  if (contentHashes.length === 0 || (terms.words.length === 0 && terms.bigrams.length === 0)) return [];
+  const configs = JSON.stringify(['simple', ...STEMMED_CONFIGS]);
+  const result = await db.execute(sql`
+    with words as (
+      select w.ord::int as term, w.word
+      from jsonb_array_elements_text(${JSON.stringify(terms.words)}::jsonb) with ordinality as w(word, ord)
+    ),
+    alternatives as (
+      select distinct w.term, lex.lexeme, false as cjk
+      from words w
+      cross join jsonb_array_elements_text(${configs}::jsonb) as cfg(name)
+      cross join lateral unnest(tsvector_to_array(to_tsvector(cfg.name::regconfig, w.word))) as lex(lexeme)
+      union all
+      -- a bare number in the text may have been read as a signed integer ("2020-17221" → '2020', '-17221')
+      select w.term, '-' || w.word, false from words w where w.word ~ '^[0-9]+$'
+      union all
+      select (1000 + g.ord)::int, g.gram, true
+      from jsonb_array_elements_text(${JSON.stringify(terms.bigrams)}::jsonb) with ordinality as g(gram, ord)
+    ),
+    queries as (
+      select
+        (select string_agg(${QUOTED_LEXEME}, ' | ') from alternatives where not cjk)::tsquery as words,
+        (select string_agg(${QUOTED_LEXEME}, ' | ') from alternatives where cjk)::tsquery as grams
+    ),
+    scope as (
+      select id, tsv, cjk_tsv, tokens from chunks where content_hash = any(${toArrayLiteral(contentHashes)}::text[])
+    ),
+    stats as (
+      select count(*)::float8 as n, greatest(avg(tokens), 1)::float8 as avg_tokens from scope
+    ),
+    frequencies as (
+      select s.id, s.tokens, a.term, a.cjk, max(cardinality(u.positions))::float8 as tf
+      from scope s
+      cross join queries q
+      cross join lateral (
+        select lexeme, positions from unnest(s.tsv) where q.words is not null and s.tsv @@ q.words
+        union all
+        select lexeme, positions from unnest(s.cjk_tsv) where q.grams is not null and s.cjk_tsv @@ q.grams
+      ) as u
+      join alternatives a on a.lexeme = u.lexeme
+      group by s.id, s.tokens, a.term, a.cjk
+    ),
+    weighted as (
+      select f.*, count(*) over (partition by f.term)::float8 as df from frequencies f
+    )
+    select w.id, sum(
+      case when w.cjk then ${constant(BIGRAM_WEIGHT)} else 1 end
+      * ln(1 + (st.n - w.df + 0.5) / (w.df + 0.5))
+      * w.tf * ${constant(K1 + 1)} / (w.tf + ${constant(K1)} * (1 - ${constant(B)} + ${constant(B)} * w.tokens / st.avg_tokens))
+    ) as score
+    from weighted w cross join stats st
+    group by w.id
+    order by score desc, w.id
+    limit ${limit}
+  `);
+  return rowsOf<{ id: number | string; score: number | string }>(result).map((row) => ({
+    id: Number(row.id),
+    score: Number(row.score),
+  }));
+}
+
+/** A number written into the SQL: as a parameter its type would be guessed as integer. */
+function constant(value: number) {
+  return sql.raw(`${Number(value)}::float8`);
+}
+
+/** A PostgreSQL array literal, so the whole list travels as one parameter on both drivers. */
+export function toArrayLiteral(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}

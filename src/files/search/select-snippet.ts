@@ -1,0 +1,110 @@
+import type { QueryTerms } from './query-terms';
+
+export interface Snippet {
+  /** The excerpt, with matched words wrapped in «…». */
+  text: string;
+  /** Offsets of the excerpt inside the passage it was cut from. */
+  start: number;
+  end: number;
+}
+
+const MARK_OPEN = '«';
+const MARK_CLOSE = '»';
+
+/**
+ * The part of a passage that best shows why it matched: the window of `maxChars` holding the most query words,
+ * widened to word boundaries, with those words marked. The database stems words; here a prefix test stands in
+ * for stemming ("Räume" matches "raum"), which is close enough for choosing and marking an excerpt.
+ */
+export function selectSnippet(passage: string, terms: QueryTerms, maxChars: number): Snippet {
+  const matches = findMatches(passage, terms);
+  let start = 0;
+  let end = passage.length;
+  if (passage.length > maxChars) {
+    start = bestWindowStart(passage, matches, maxChars);
+    end = Math.min(passage.length, start + maxChars);
+    start = snapToWordStart(passage, start);
+    end = snapToWordEnd(passage, end);
+  }
+  const inside = matches.filter((m) => m.start >= start && m.end <= end);
+  let text = '';
+  let at = start;
+  for (const match of inside) {
+    text += passage.slice(at, match.start) + MARK_OPEN + passage.slice(match.start, match.end) + MARK_CLOSE;
+    at = match.end;
+  }
+  text += passage.slice(at, end);
+  return { text: `${start > 0 ? '…' : ''}${text.trim()}${end < passage.length ? '…' : ''}`, start, end };
+}
+
+interface Match {
+  start: number;
+  end: number;
+}
+
+function findMatches(passage: string, terms: QueryTerms): Match[] {
+  const matches: Match[] = [];
+  const stems = terms.words.map((w) => fold(w)).map((w) => (w.length > 5 ? w.slice(0, Math.max(4, w.length - 3)) : w));
+  for (const word of passage.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const folded = fold(word[0]);
+    if (stems.some((stem) => (stem.length < 4 ? folded === stem : folded.startsWith(stem)))) {
+      matches.push({ start: word.index, end: word.index + word[0].length });
+    }
+  }
+  const grams = new Set(terms.bigrams);
+  if (grams.size > 0) {
+    const chars = Array.from(passage);
+    let offset = 0;
+    for (let i = 0; i < chars.length; i += 1) {
+      const pair = chars[i]! + (chars[i + 1] ?? '');
+      if (grams.has(pair) || grams.has(chars[i]!)) matches.push({ start: offset, end: offset + pair.length });
+      offset += chars[i]!.length;
+    }
+  }
+  return mergeOverlaps(matches);
+}
+
+function mergeOverlaps(matches: Match[]): Match[] {
+  const sorted = [...matches].sort((a, b) => a.start - b.start);
+  const merged: Match[] = [];
+  for (const match of sorted) {
+    const last = merged.at(-1);
+    if (last && match.start <= last.end) last.end = Math.max(last.end, match.end);
+    else merged.push({ ...match });
+  }
+  return merged;
+}
+
+function bestWindowStart(passage: string, matches: Match[], width: number): number {
+  if (matches.length === 0) return 0;
+  let best = 0;
+  let bestCount = -1;
+  let right = 0;
+  for (let left = 0; left < matches.length; left += 1) {
+    while (right < matches.length && matches[right]!.end <= matches[left]!.start + width) right += 1;
+    if (right - left > bestCount) {
+      bestCount = right - left;
+      best = left;
+    }
+  }
+  // A little context before the first match reads better than starting on it.
+  return Math.max(0, Math.min(matches[best]!.start - Math.floor(width / 6), passage.length - width));
+}
+
+function snapToWordStart(text: string, at: number): number {
+  if (at === 0) return 0;
+  const space = text.indexOf(' ', at);
+  return space !== -1 && space - at < 20 ? space + 1 : at;
+}
+
+function snapToWordEnd(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  const space = text.lastIndexOf(' ', at);
+  return space !== -1 && at - space < 20 ? space : at;
+}
+
+/** Lower case without accents, so "Räume" and "raume" compare equal. */
+function fold(word: string): string {
+  return word.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
+}
+
