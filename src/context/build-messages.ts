@@ -56,9 +56,10 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
   // the person's words); only the final message, which holds the clock, is counted whole.
   const blockOptions = { textLengths: input.textLengths, currentMessageTs: current.ts };
   const bareBlock = renderFilesBlock(input.files, blockOptions);
+  const reminderFrameTokens = countTokens(renderReminderWith(''), model);
   const bareEstimate =
     countTokens(bareBlock, model) +
-    countTokens(renderReminderWith(''), model) +
+    reminderFrameTokens +
     countTokens(renderSpokenLine(current), model) +
     images.reduce((sum, image) => sum + countImagePartTokens({ ...image, url: image.dataUrl }), 0) +
     MESSAGE_OVERHEAD_TOKENS;
@@ -99,7 +100,8 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
     dropNote: window.noteTokens,
     history: historyTokens,
     historyFiles: historyFileTokens,
-    reminder: countTokens(reminder, model),
+    // From its parts, already counted: recounting the whole reminder would cost as much as the current turn.
+    reminder: reminderFrameTokens + filesBlockTokens,
     filesBlock: filesBlockTokens,
     preloads: preloads.tokens,
     images: currentTurn.imageTokens,
