@@ -19,3 +19,11 @@ export function describeTextRange(document: Pick<ExtractedDocument, 'segments'>,
 export function segmentAt(document: Pick<ExtractedDocument, 'segments'>, offset: number): TextSegment | undefined {
   return document.segments.find((s) => offset >= s.start && offset < s.end);
 }
+
+/** "37 pages", "18 slides", "2 sheets"; undefined when the format has no such unit. */
+export function describePageCount(document: Pick<ExtractedDocument, 'segments' | 'pageCount'>): string | undefined {
+  if (!document.pageCount) return undefined;
+  const kind = document.segments[0]?.kind;
+  const unit = kind === 'slide' ? 'slide' : kind === 'sheet' ? 'sheet' : 'page';
+  return `${document.pageCount.toLocaleString('en-US')} ${unit}${document.pageCount === 1 ? '' : 's'}`;
+}

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { formatCount } from '../files/format';
 import { frameFileData, quoteName } from '../files/frame-file-data';
 import { progressName } from '../files/progress-name';
-import { segmentAt } from '../files/text-range';
+import { describePageCount, segmentAt } from '../files/text-range';
 import type { ExtractedDocument } from '../files/types';
 import type { Tool } from './tool';
 
@@ -45,8 +45,8 @@ export function createExtractFileTool(options: ExtractFileOptions = {}): Tool<z.
       const { file, document } = await context.files.extract(source.id, context.signal);
       const { text } = document;
       context.recordActivity(file.id === source.id ? `${file.id} (extracted)` : `${source.id} → ${file.id}`);
-      const pages = document.pageCount ? `, ${formatCount(document.pageCount)} ${pageWord(document)}` : '';
-      const size = `${formatCount(text.length)} characters${pages}`;
+      const pages = describePageCount(document);
+      const size = `${formatCount(text.length)} characters${pages ? `, ${pages}` : ''}`;
       const lines = [
         file.id === source.id
           ? `${file.id} ${quoteName(file.name)} is already extracted text: ${size}.`
@@ -89,9 +89,4 @@ function renderOutline(document: ExtractedDocument, max: number): { label: strin
   });
   const count = document.outline.length > max ? `, first ${max} of ${formatCount(document.outline.length)}` : '';
   return { label: `outline${count}`, body: body.join('\n') };
-}
-
-function pageWord(document: ExtractedDocument): string {
-  const kind = document.segments[0]?.kind;
-  return kind === 'slide' ? 'slides' : kind === 'sheet' ? 'sheets' : 'pages';
 }

@@ -7,7 +7,7 @@ import { isImageFile } from '../files/file-kinds';
 import { formatCount } from '../files/format';
 import { frameFileData, quoteName } from '../files/frame-file-data';
 import { progressName } from '../files/progress-name';
-import { describeTextRange } from '../files/text-range';
+import { describePageCount, describeTextRange } from '../files/text-range';
 import type { ThreadFile } from '../files/types';
 import type { Tool } from './tool';
 
@@ -58,7 +58,7 @@ export function createLoadFileTool(options: LoadFileOptions = {}): Tool<z.infer<
       const { text } = document;
       const tokens = countTokens(text);
       const free = context.tokensLeft() - reserve;
-      const pages = document.pageCount ? `, ${formatCount(document.pageCount)} pages` : '';
+      const pages = describePageCount(document);
       if (text.length > maxChars || tokens > free) {
         return refusal(file, text.length, tokens, Math.max(0, free), text.length > maxChars ? maxChars : undefined);
       }
@@ -67,7 +67,7 @@ export function createLoadFileTool(options: LoadFileOptions = {}): Tool<z.infer<
       context.recordActivity(range && document.segments.length > 1 ? `${file.id} ${range}` : `${file.id} (whole)`);
       const notes = document.notes.length ? `\nNotes on the text: ${document.notes.join('; ')}` : '';
       return [
-        `${file.id} ${quoteName(file.name)}: the whole file, ${formatCount(text.length)} characters${pages}.${notes}`,
+        `${file.id} ${quoteName(file.name)}: the whole file, ${formatCount(text.length)} characters${pages ? `, ${pages}` : ''}.${notes}`,
         frameFileData({ file, content: text }),
       ].join('\n');
     },

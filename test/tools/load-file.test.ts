@@ -1,0 +1,115 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentExtractor, type DocumentExtractor } from '../../src/files/extract';
+import { registerThreadFiles } from '../../src/files/registry';
+import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
+import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { threads } from '../../src/store/schema';
+import { createLoadFileTool, loadFileTool } from '../../src/tools/load-file';
+import type { ToolContext } from '../../src/tools/tool';
+import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
+
+const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
+const hasCorpus = existsSync(corpus);
+if (!hasCorpus) console.warn(`[load-file.test] ${corpus} is missing: load_file tests over real documents are skipped`);
+
+const MIME_TYPES: Record<string, string> = {
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  png: 'image/png',
+  csv: 'text/csv',
+};
+
+describe.skipIf(!hasCorpus)('load_file over real documents', () => {
+  let handle: DatabaseHandle;
+  let slack: FakeSlack;
+  let extractor: DocumentExtractor;
+  let files: FileAccess;
+  const activity: string[] = [];
+  const shown: Array<{ fileId: string; name: string; dataUrl: string }> = [];
+
+  beforeAll(async () => {
+    [handle, slack] = await Promise.all([openDatabase({ driver: 'pglite' }), startFakeSlack()]);
+    extractor = createDocumentExtractor();
+    // F1 … F4, in this order.
+    const names = ['tables.docx', 'federal-register-2020-17221.pdf', 'screenshot-editor.png', 'password-example.pdf'];
+    const uploads = await Promise.all(
+      names.map(async (name) =>
+        slack.addFile({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, content: await readFile(path.join(corpus, name)) }),
+      ),
+    );
+    const [thread] = await handle.db.insert(threads).values({ channelId: 'C1', threadTs: '2.1' }).returning({ id: threads.id });
+    const registered = await registerThreadFiles(handle.db, thread!.id, [{ ts: '2.2', authorName: 'Ann', files: uploads }]);
+    files = createThreadFileAccess({
+      db: handle.db,
+      threadId: thread!.id,
+      files: registered,
+      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+      extractor,
+      limits: { maxFileBytes: 50 * 1024 * 1024, maxImageBytes: 1536 * 1024 },
+      slackFiles: new Map(uploads.map((f) => [f.id, f])),
+    });
+  });
+  afterAll(async () => {
+    await extractor?.close();
+    await slack?.close();
+    await handle?.close();
+  });
+
+  const context = (tokensLeft = 100_000): ToolContext => ({
+    files,
+    skills: { read: () => Promise.reject(new Error('no skills here')) },
+    signal: new AbortController().signal,
+    tokensLeft: () => tokensLeft,
+    showImage: (image) => shown.push(image),
+    recordActivity: (entry) => activity.push(entry),
+  });
+
+  it('loads a small document whole, framed as data', async () => {
+    const result = await loadFileTool.execute({ id: 'F1' }, context());
+    const text = (await files.readText('F1')).text;
+    expect(result.split('\n')[0]).toBe(`F1 "tables.docx": the whole file, ${text.length} characters.`);
+    expect(result).toContain(`<file_data id="F1" name="tables.docx">\n${text}\n</file_data>`);
+    expect(activity.at(-1)).toBe('F1 (whole)');
+    expect(loadFileTool.describeProgress({ id: 'F1' }, context())).toBe('reading tables.docx…');
+  });
+
+  it('loads a 15-page PDF when it fits, naming the pages read', async () => {
+    const result = await loadFileTool.execute({ id: 'F2' }, context(50_000));
+    expect(result.split('\n')[0]).toBe('F2 "federal-register-2020-17221.pdf": the whole file, 58,949 characters, 15 pages.');
+    expect(activity.at(-1)).toBe('F2 p. 1–15');
+  });
+
+  it('refuses to load what would not fit, and says what to do instead', async () => {
+    const before = activity.length;
+    const result = await loadFileTool.execute({ id: 'F2' }, context(10_000));
+    expect(result).toBe(
+      'Not loaded: F2 "federal-register-2020-17221.pdf" is 58,949 characters (about 14,738 tokens), more than fits in the context left ' +
+        '(about 8,000 tokens free). Instead, peek_file("F2", 0, 8000) reads a slice and tells you how to page on; ' +
+        'search_file("F2", "<your question>") finds the passages that matter; extract_file("F2") gives its outline and a preview.',
+    );
+    expect(activity.length).toBe(before);
+  });
+
+  it('refuses beyond its own cap even with room to spare', async () => {
+    const small = createLoadFileTool({ maxChars: 10_000 });
+    expect(await small.execute({ id: 'F2' }, context(1_000_000))).toContain('more than the 10,000 characters load_file returns at once');
+  });
+
+  it('shows an image on the next message instead of returning bytes', async () => {
+    expect(loadFileTool.describeProgress({ id: 'F3' }, context())).toBe('looking at screenshot-editor.png…');
+    const result = await loadFileTool.execute({ id: 'F3' }, context());
+    expect(result).toMatch(/^Image F3 "screenshot-editor\.png", \d+×\d+ px is attached to the next message; look at it there\.$/);
+    expect(shown).toEqual([{ fileId: 'F3', name: 'screenshot-editor.png', dataUrl: expect.stringMatching(/^data:image\/png;base64,/) }]);
+    expect(activity.at(-1)).toBe('F3 (image)');
+  });
+
+  it('lets a password-protected PDF fail with its sentence', async () => {
+    await expect(loadFileTool.execute({ id: 'F4' }, context())).rejects.toMatchObject({
+      code: 'encrypted',
+      message: expect.stringContaining('password-example.pdf'),
+    });
+  });
+});
