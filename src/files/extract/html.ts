@@ -20,7 +20,8 @@ export async function readHtml(bytes: Uint8Array, name: string): Promise<Extract
     const { markdown, headings } = convertHtmlToMarkdown(root, { dropBoilerplate: true, keepLinks: false });
     const builder = new DocumentBuilder();
     const title = document.title.trim();
-    if (title && headings[0]?.title !== title) builder.append(`# ${title}\n\n`).addHeading(title, 1, 0);
+    // The <title> stands in for a missing <h1>; beside one it is mostly the same words plus the site's name.
+    if (title && !headings.some((heading) => heading.level === 1)) builder.appendHeading(`# ${title}\n\n`, title, 1);
     appendWithSections(builder, markdown, headings);
     if (encoding !== 'utf-8') builder.addNote(`decoded from ${encoding}`);
     if (!/\S/.test(markdown)) builder.addNote(`${name} has no readable text outside scripts and navigation`);
