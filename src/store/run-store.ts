@@ -18,7 +18,8 @@ export interface RunRequest {
  * (it will be answered there); otherwise a new pending run is written. Returns the run that will answer.
  */
 export async function enqueueRun(db: Database, request: RunRequest): Promise<{ run: RunRow; folded: boolean }> {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // Each retry needs a claimer to win the race between our insert and our update; five in a row does not happen.
+  for (let attempt = 0; attempt < ENQUEUE_ATTEMPTS; attempt++) {
     const inserted = await db
       .insert(runs)
       .values({ ...request, status: 'pending' })
@@ -30,7 +31,13 @@ export async function enqueueRun(db: Database, request: RunRequest): Promise<{ r
       .select()
       .from(runs)
       .where(and(eq(runs.threadId, request.threadId), eq(runs.triggerTs, request.triggerTs)));
-    if (existing) return { run: existing, folded: false };
+    if (existing) return { run: existing, folded: false }; // the same message again: already queued
+
+    const [alreadyFolded] = await db
+      .select()
+      .from(runs)
+      .where(and(eq(runs.threadId, request.threadId), sql`${runs.foldedTs} ? ${request.triggerTs}`));
+    if (alreadyFolded) return { run: alreadyFolded, folded: true };
 
     const [folded] = await db
       .update(runs)
@@ -40,8 +47,12 @@ export async function enqueueRun(db: Database, request: RunRequest): Promise<{ r
     if (folded) return { run: folded, folded: true };
     // The waiting run was claimed between our insert and update: try again, now as a new pending run.
   }
-  throw new Error(`Could not queue an answer for message ${request.triggerTs} in thread ${request.threadId} after 3 attempts.`);
+  throw new Error(
+    `Could not queue an answer for message ${request.triggerTs} in thread ${request.threadId} after ${ENQUEUE_ATTEMPTS} attempts: the waiting run kept being claimed.`,
+  );
 }
+
+const ENQUEUE_ATTEMPTS = 5;
 
 /**
  * Takes the oldest run that is waiting (or whose worker's lease expired) in a thread with no live run, and leases
@@ -117,9 +128,34 @@ export async function finishRun(db: Database, runId: number, owner: string, outc
   const updated = await db
     .update(runs)
     .set({ ...outcome, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null })
-    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner)))
+    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, 'running')))
     .returning({ id: runs.id });
   return updated.length === 1;
+}
+
+/**
+ * Gives a run back without finishing it (shutdown): the lease ends now, so the next start or another replica
+ * resumes it at once instead of waiting for the lease to run out.
+ */
+export async function releaseLease(db: Database, runId: number, owner: string): Promise<boolean> {
+  const updated = await db
+    .update(runs)
+    .set({ leaseExpiresAt: sql`now()` })
+    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, 'running')))
+    .returning({ id: runs.id });
+  return updated.length === 1;
+}
+
+/**
+ * The check right before posting an answer: this owner still holds a live lease and nothing was posted for the run
+ * yet. A worker that stalled long enough to lose its lease must not post next to the worker that took over.
+ */
+export async function mayPostAnswer(db: Database, runId: number, owner: string): Promise<boolean> {
+  const result = await db.execute(sql`
+    select 1 as ok from runs
+    where id = ${runId} and lease_owner = ${owner} and status = 'running' and lease_expires_at > now()
+      and answer_ts = '[]'::jsonb`);
+  return rowsOf(result).length === 1;
 }
 
 /** Marks the answer as posted, before the run is finished, so a resumed run never posts it twice. */
