@@ -37,6 +37,21 @@ export interface ChatRequest {
   stop?: string[];
   /** Called with each piece of answer text as it streams in. */
   onTextDelta?: (delta: string) => void;
+  /**
+   * Called before a failed call is tried again (rate limit, outage, dropped stream). `textAbandoned` says the failed
+   * attempt had already streamed text through onTextDelta, which the caller must now treat as void.
+   */
+  onRetry?: (retry: ModelRetry) => void;
+  /** Epoch ms: no retry wait may end after this (the run's time cap); the error is thrown instead. */
+  retryDeadline?: number;
+}
+
+export interface ModelRetry {
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  error: ModelError;
+  textAbandoned: boolean;
 }
 
 export interface TokenUsage {
@@ -66,15 +81,33 @@ export type ModelErrorKind =
   | 'auth' // bad key
   | 'bad_request'; // anything else the endpoint refused
 
+export interface ModelErrorDetails {
+  cause?: unknown;
+  status?: number;
+  /** From Retry-After / retry-after-ms: how long the endpoint asked us to wait. */
+  retryAfterMs?: number;
+  /** From a context-length refusal, when the endpoint said the numbers: its limit and what we sent, in its tokens. */
+  contextLimit?: { maxTokens: number; requestedTokens?: number };
+}
+
 export class ModelError extends Error {
   override readonly name = 'ModelError';
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly contextLimit?: ModelErrorDetails['contextLimit'];
   constructor(
     readonly kind: ModelErrorKind,
     message: string,
-    options?: { cause?: unknown; status?: number },
+    details: ModelErrorDetails = {},
   ) {
-    super(message, options);
-    this.status = options?.status;
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.status = details.status;
+    this.retryAfterMs = details.retryAfterMs;
+    this.contextLimit = details.contextLimit;
   }
-  readonly status?: number;
+}
+
+/** Whether waiting and trying again can help. */
+export function isRetryableModelError(error: unknown): error is ModelError {
+  return error instanceof ModelError && (error.kind === 'rate_limited' || error.kind === 'unavailable');
 }

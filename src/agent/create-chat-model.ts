@@ -3,14 +3,27 @@ import type { Logger } from '../logging/logger';
 import { ModelError, type ChatMessage, type ChatModel, type ChatRequest } from './chat-model';
 import { createOpenAIChatModel } from './openai-chat-model';
 import { createReActChatModel } from './react-chat-model';
+import { createRetryingChatModel, type RetryingOptions } from './retrying-chat-model';
+
+export type AgentStrategy = 'function_calling' | 'react';
+
+export interface ConfiguredChatModel extends ChatModel {
+  supportsImages(): boolean;
+  /** The protocol in use now; under `auto` it turns to 'react' once the endpoint has rejected tools. */
+  strategy(): AgentStrategy;
+}
 
 /**
  * The model the agent talks to, with the strategy chosen by AGENT_STRATEGY: native function calling, the ReAct
  * text protocol, or `auto` — function calling until the endpoint rejects tools, then ReAct for this model from then
- * on. Likewise images: once the endpoint rejects image input, images are replaced by their descriptions.
+ * on (for the life of the process). Likewise images: once the endpoint rejects image input, images are replaced by
+ * a sentence. Every call is retried with backoff (see retrying-chat-model.ts), for the agent loop and sub-agents alike.
  */
-export function createChatModel(config: Config['model'], logger: Logger): ChatModel & { supportsImages(): boolean } {
-  const base = createOpenAIChatModel({ apiKey: config.apiKey, baseUrl: config.baseUrl, model: config.name, timeoutMs: config.timeoutMs });
+export function createChatModel(config: Config['model'], logger: Logger, options: { retry?: RetryingOptions } = {}): ConfiguredChatModel {
+  const base = createRetryingChatModel(
+    createOpenAIChatModel({ apiKey: config.apiKey, baseUrl: config.baseUrl, model: config.name, timeoutMs: config.timeoutMs }),
+    options.retry,
+  );
   const react = createReActChatModel(base);
   let useReAct = config.strategy === 'react';
   let imagesAccepted = config.vision;
@@ -22,7 +35,7 @@ export function createChatModel(config: Config['model'], logger: Logger): ChatMo
     } catch (error) {
       if (!(error instanceof ModelError)) throw error;
       if (error.kind === 'tools_unsupported' && config.strategy === 'auto' && !useReAct) {
-        logger.warn('the model endpoint rejects tools; switching to the ReAct text protocol', { model: config.name });
+        logger.warn('the model endpoint rejects tools; switching to the ReAct text protocol for this model', { model: config.name });
         useReAct = true;
         return complete(request);
       }
@@ -34,7 +47,12 @@ export function createChatModel(config: Config['model'], logger: Logger): ChatMo
       throw error;
     }
   };
-  return { name: config.name, complete, supportsImages: () => imagesAccepted };
+  return {
+    name: config.name,
+    complete,
+    supportsImages: () => imagesAccepted,
+    strategy: () => (useReAct ? 'react' : 'function_calling'),
+  };
 }
 
 /** Image parts → a sentence, so a model without vision never pretends it saw them. */

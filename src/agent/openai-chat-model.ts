@@ -1,8 +1,10 @@
 /**
  * The one binding to the `openai` SDK: Chat Completions with tools, streaming when the caller wants deltas.
- * Retries (with backoff, honouring Retry-After) and the per-call timeout are the SDK's, set explicitly.
+ * The per-call timeout is the SDK's. Retries are not (maxRetries defaults to 0): agent/retrying-chat-model.ts does
+ * them, so they show in the thread's status and the run's steps, stop at the run's time cap and also cover a
+ * stream that breaks off half-way. Errors come out as ModelError, carrying Retry-After and context-limit numbers.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ToolCall } from './chat-model';
 
@@ -10,7 +12,9 @@ export interface OpenAIChatModelOptions {
   apiKey: string;
   baseUrl?: string;
   model: string;
+  /** Per attempt. */
   timeoutMs: number;
+  /** SDK-level retries; 0 unless something else wraps this model without its own retries. */
   maxRetries?: number;
   fetch?: typeof fetch;
 }
@@ -20,7 +24,7 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
     apiKey: options.apiKey,
     baseURL: options.baseUrl,
     timeout: options.timeoutMs,
-    maxRetries: options.maxRetries ?? 3,
+    maxRetries: options.maxRetries ?? 0,
     fetch: options.fetch,
   });
   return {
@@ -146,7 +150,7 @@ function finishReasonOf(reason: string | null | undefined): ChatResponse['finish
 /** SDK errors → what the caller can do about them. */
 export function toModelError(error: unknown, model: string): unknown {
   if (error instanceof ModelError) return error;
-  if (error instanceof Error && error.name === 'AbortError') return error;
+  if (error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError')) return error;
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelError('unavailable', `The model (${model}) did not answer in time.`, { cause: error });
   }
@@ -156,20 +160,52 @@ export function toModelError(error: unknown, model: string): unknown {
   if (error instanceof APIError) {
     const status = error.status ?? 0;
     const text = `${error.message} ${(error.code as string | undefined) ?? ''}`.toLowerCase();
-    const options = { cause: error, status };
-    if (status === 429) return new ModelError('rate_limited', `The model (${model}) is rate-limiting requests.`, options);
-    if (status === 401 || status === 403) return new ModelError('auth', `The model endpoint refused the API key (${status}).`, options);
-    if (status >= 500) return new ModelError('unavailable', `The model (${model}) failed with ${status}.`, options);
-    if (/context.?length|maximum context|too many tokens|context window|prompt is too long/.test(text)) {
-      return new ModelError('context_length', `The request was longer than ${model}'s context window.`, options);
+    const details = { cause: error, status, retryAfterMs: retryAfterOf(error.headers) };
+    if (status === 429) return new ModelError('rate_limited', `The model (${model}) is rate-limiting requests.`, details);
+    if (status === 401 || status === 403) return new ModelError('auth', `The model endpoint refused the API key (${status}).`, details);
+    if (status >= 500 || status === 408) return new ModelError('unavailable', `The model (${model}) failed with ${status}.`, details);
+    if (/context.?length|maximum context|too many tokens|context window|prompt is too long|reduce the length/.test(text)) {
+      return new ModelError('context_length', `The request was longer than ${model}'s context window.`, {
+        ...details,
+        contextLimit: contextLimitOf(error.message),
+      });
     }
     if (/image/.test(text) && /(not support|unsupported|does not accept|invalid)/.test(text)) {
-      return new ModelError('images_unsupported', `${model} does not accept images.`, options);
+      return new ModelError('images_unsupported', `${model} does not accept images.`, details);
     }
-    if (/tool|function/.test(text) && /(not support|unsupported|does not support|unknown|unrecognized)/.test(text)) {
-      return new ModelError('tools_unsupported', `${model} does not support tool calling.`, options);
+    if (
+      (/tool|function/.test(text) && /(not support|unsupported|does not support|unknown|unrecognized)/.test(text)) ||
+      // vLLM without --enable-auto-tool-choice; llama.cpp without --jinja.
+      /enable-auto-tool-choice|tool.?choice requires|tools param requires/.test(text)
+    ) {
+      return new ModelError('tools_unsupported', `${model} does not support tool calling.`, details);
     }
-    return new ModelError('bad_request', `The model endpoint refused the request: ${error.message}`, options);
+    return new ModelError('bad_request', `The model endpoint refused the request: ${error.message}`, details);
+  }
+  // A stream that breaks off half-way surfaces from fetch's body reader, not as an APIError.
+  if (error instanceof Error && /terminated|socket|ECONNRESET|premature close|network|other side closed/i.test(`${error.message} ${String((error.cause as Error | undefined)?.message ?? '')}`)) {
+    return new ModelError('unavailable', `The connection to the model (${model}) broke off (${error.message}).`, { cause: error });
   }
   return error;
+}
+
+/** Retry-After (seconds or an HTTP date) or the non-standard retry-after-ms, in ms; undefined when absent or odd. */
+export function retryAfterOf(headers: Headers | undefined): number | undefined {
+  const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = headers?.get('retry-after');
+  if (!raw) return undefined;
+  const seconds = Number.parseFloat(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/** "maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens" → both numbers. */
+export function contextLimitOf(message: string): { maxTokens: number; requestedTokens?: number } | undefined {
+  const max = /(?:maximum context length|context (?:length|window)(?: limit)?) (?:is|of) (\d[\d,]*)/i.exec(message);
+  if (!max) return undefined;
+  const requested = /(?:resulted in|requested|you (?:sent|have)|prompt (?:has|contains)) (\d[\d,]*) tokens/i.exec(message);
+  const toNumber = (text: string) => Number(text.replace(/,/g, ''));
+  return { maxTokens: toNumber(max[1]!), ...(requested ? { requestedTokens: toNumber(requested[1]!) } : {}) };
 }

@@ -7,17 +7,20 @@ import type { SkillReader, SubAgentRunner, ThreadFileAccess, ToolContext } from 
 
 export interface AgentTurnInput {
   model: ChatModel;
-  /** The request as the context builder made it; the loop appends to a copy. */
+  /** The request as the context builder made it, ending with the current question; the loop appends to a copy. */
   messages: ChatMessage[];
   registry: ToolRegistry;
   resources: { files: ThreadFileAccess; skills: SkillReader; subAgent?: SubAgentRunner };
   limits: {
+    /** Model calls in all; the last one is made without tools, so the model must answer. */
     maxIterations: number;
     toolTimeoutMs: number;
     /** Epoch ms after which no more tools run and the model must answer. */
     deadline: number;
+    /** The run's time limit as configured, for the note when it is reached (default: deadline − start). */
+    timeLimitMs?: number;
     contextWindow: number;
-    /** The same call this many times in a run is refused. */
+    /** The same call this many times in a run is refused. Default 3. */
     maxIdenticalCalls?: number;
   };
   now: () => number;
@@ -27,12 +30,17 @@ export interface AgentTurnInput {
   stream?: boolean;
   onEvent?: (event: AgentEvent) => void;
   recordStep?: (step: RunStepRecord) => void;
+  /** A sub-agent's steps are recorded as `subagent_model` / `subagent_tool`, so run totals can tell them apart. */
+  recordAs?: 'agent' | 'subagent';
   /** Caps one tool result before it enters the context (the context module knows the budget). */
   fitToolResult?: (content: string, call: ToolCall) => string;
   /** A note after each round of tool results: tokens used and left, the refreshed file list. */
   afterToolRound?: (state: { messages: ChatMessage[]; lastInputTokens: number }) => ChatMessage | undefined;
-  /** Shortens the request after a context-length error; used once per run. */
-  trimForRetry?: (messages: ChatMessage[]) => ChatMessage[];
+  /**
+   * Shortens the request after a context-length refusal; used once per run. `questionIndex` is where the current
+   * question sits in `messages` (the system prompt and history before it, the run's own steps after it).
+   */
+  trimForRetry?: (messages: ChatMessage[], refusal: { questionIndex: number; error: ModelError }) => ChatMessage[];
 }
 
 export type StopReason = 'answered' | 'iteration_cap' | 'time_cap' | 'cancelled';
@@ -40,23 +48,34 @@ export type StopReason = 'answered' | 'iteration_cap' | 'time_cap' | 'cancelled'
 export interface AgentTurnResult {
   answer: string;
   stop: StopReason;
-  /** Said to the user beside the answer when a cap was hit. */
+  /** Said to the user beside the answer when a cap was hit or the answer was cut off. */
   note?: string;
+  /** Model calls that returned (retries not counted). */
   iterations: number;
+  /** This loop's model tokens (a sub-agent's are in its own steps). */
   usage: TokenUsage;
   /** Compact lines of what the run read ("F1 p. 3–5", "skill jira"). */
   activity: string[];
   toolCalls: Array<{ name: string; args: unknown; error?: string }>;
+  /** The request was shortened once after the endpoint refused it as too long. */
+  trimmed: boolean;
 }
+
+/** The final call may retry a little past the deadline: without it there is no answer at all. */
+const FINAL_CALL_RETRY_GRACE_MS = 60_000;
 
 /**
  * One answer: call the model, run the tools it asks for (in parallel), feed the results back, until it answers.
- * On the last iteration, or past the deadline, the tools are withdrawn so the model must answer with what it has.
+ * On the last iteration, or past the deadline, the tools are withdrawn so the model must answer with what it has;
+ * the user then gets that answer with a note saying why it may be incomplete. A context-length refusal trims the
+ * request and tries once more. Cancelling (the signal) ends the loop at the next step with what there is.
  */
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
-  const messages = [...input.messages];
+  let messages = [...input.messages];
+  const question = messages.at(-1);
   const onEvent = input.onEvent ?? (() => {});
   const recordStep = input.recordStep ?? (() => {});
+  const kinds = input.recordAs === 'subagent' ? ({ model: 'subagent_model', tool: 'subagent_tool' } as const) : ({ model: 'model', tool: 'tool' } as const);
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   const activity: string[] = [];
   const toolCalls: AgentTurnResult['toolCalls'] = [];
@@ -65,20 +84,17 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   let lastInputTokens = 0;
   let bestText = '';
   let trimmed = false;
+  let completed = 0;
   const startedAt = input.now();
+  const timeLimitMs = input.limits.timeLimitMs ?? input.limits.deadline - startedAt;
 
-  const result = (answer: string, stop: StopReason, iterations: number, note?: string): AgentTurnResult => ({
-    answer,
-    stop,
-    note,
-    iterations,
-    usage,
-    activity,
-    toolCalls,
-  });
+  const result = (answer: string, stop: StopReason, notes: Array<string | undefined> = []): AgentTurnResult => {
+    const note = notes.filter(Boolean).join(' ');
+    return { answer, stop, note: note || undefined, iterations: completed, usage, activity, toolCalls, trimmed };
+  };
 
   for (let iteration = 1; ; iteration++) {
-    if (input.signal.aborted) return result(bestText, 'cancelled', iteration - 1);
+    if (input.signal.aborted) return result(bestText, 'cancelled');
     const outOfTime = input.now() >= input.limits.deadline;
     const final = iteration >= input.limits.maxIterations || outOfTime;
 
@@ -87,35 +103,42 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
     try {
       response = await callModel(final, iteration);
     } catch (error) {
-      if (input.signal.aborted) return result(bestText, 'cancelled', iteration);
+      if (input.signal.aborted) return result(bestText, 'cancelled');
       if (error instanceof ModelError && error.kind === 'context_length' && !trimmed && input.trimForRetry) {
         trimmed = true;
-        messages.splice(0, messages.length, ...input.trimForRetry(messages));
+        const questionIndex = question ? messages.indexOf(question) : messages.length - 1;
+        messages = input.trimForRetry(messages, { questionIndex, error });
         iteration--;
         continue;
       }
-      if (!final && isDeadlineAbort(error)) {
-        // The deadline passed while the model was thinking: go round once more, without tools.
-        continue;
-      }
+      // The deadline passed while the model was thinking: go round once more, without tools.
+      if (error instanceof DeadlineReached) continue;
       throw error;
     }
+    completed++;
     if (response.text?.trim()) bestText = response.text.trim();
 
     if (final || response.toolCalls.length === 0) {
       const answer = response.text?.trim() || bestText;
-      if (!final) return result(answer, 'answered', iteration);
+      const cutOff = response.finishReason === 'length' ? 'The answer was cut off at the model’s output limit.' : undefined;
+      if (!final) return result(answer, 'answered', [cutOff]);
       if (outOfTime) {
-        const minutes = Math.max(1, Math.round((input.limits.deadline - startedAt) / 60_000));
-        return result(answer, 'time_cap', iteration, `I stopped early: this took longer than my ${minutes}-minute limit, so this answer is based on what I had read by then.`);
+        return result(answer, 'time_cap', [
+          `I stopped early: this took longer than my ${formatDuration(timeLimitMs)} limit, so this answer is based on what I had read by then.`,
+          cutOff,
+        ]);
       }
-      const hadToolsLeft = iteration > 1 && toolCalls.length > 0;
-      return hadToolsLeft
-        ? result(answer, 'iteration_cap', iteration, `I reached my limit of ${input.limits.maxIterations} steps, so this answer is based on what I had read by then.`)
-        : result(answer, 'answered', iteration);
+      // Capped only if the model had been working with tools; a one-iteration budget that answered is just an answer.
+      if (iteration > 1) {
+        return result(answer, 'iteration_cap', [
+          `I reached my limit of ${input.limits.maxIterations} steps, so this answer is based on what I had read by then.`,
+          cutOff,
+        ]);
+      }
+      return result(answer, 'answered', [cutOff]);
     }
 
-    if (input.stream && response.text) onEvent({ type: 'text_discarded' });
+    if (input.stream && response.text) onEvent({ type: 'text_break' });
     messages.push({ role: 'assistant', content: response.text, toolCalls: response.toolCalls });
     const outcomes = await executeToolCalls({
       calls: response.toolCalls,
@@ -131,12 +154,13 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       }),
       runSignal: input.signal,
       timeoutMs: input.limits.toolTimeoutMs,
+      deadline: input.limits.deadline,
       iteration,
       seenCalls,
       maxIdenticalCalls: input.limits.maxIdenticalCalls ?? 3,
       now: input.now,
       onEvent,
-      recordStep,
+      recordStep: (step) => recordStep({ ...step, kind: kinds.tool }),
     });
     for (const outcome of outcomes) {
       toolCalls.push({ name: outcome.call.name, args: outcome.args, error: outcome.error });
@@ -157,41 +181,60 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
   }
 
   async function callModel(final: boolean, iteration: number): Promise<ChatResponse> {
-    const started = input.now();
-    const signals = [input.signal];
-    if (!final) signals.push(AbortSignal.timeout(Math.max(1, input.limits.deadline - input.now())));
+    let started = input.now();
+    let streamed = false;
+    // Only calls that may still use tools are cut at the deadline; the final call must be allowed to answer.
+    const deadline = final ? undefined : AbortSignal.timeout(Math.max(1, input.limits.deadline - input.now()));
+    const step = (fields: Partial<RunStepRecord>) =>
+      recordStep({ kind: kinds.model, name: input.model.name, iteration, durationMs: input.now() - started, ...fields });
     try {
       const response = await input.model.complete({
         messages,
         tools: final ? undefined : input.registry.specs(),
-        signal: AbortSignal.any(signals),
-        onTextDelta: input.stream ? (delta) => onEvent({ type: 'text_delta', delta }) : undefined,
+        signal: deadline ? AbortSignal.any([input.signal, deadline]) : input.signal,
+        retryDeadline: final ? Math.max(input.limits.deadline, input.now() + FINAL_CALL_RETRY_GRACE_MS) : input.limits.deadline,
+        onTextDelta: input.stream
+          ? (delta) => {
+              streamed = true;
+              onEvent({ type: 'text_delta', delta });
+            }
+          : undefined,
+        onRetry: (retry) => {
+          step({ error: `${retry.error.message} (tried again after ${formatSeconds(retry.delayMs)})` });
+          if (retry.textAbandoned) onEvent({ type: 'text_reset' });
+          onEvent({ type: 'model_retry', attempt: retry.attempt, delayMs: retry.delayMs, reason: retry.error.kind });
+          started = input.now() + retry.delayMs;
+        },
       });
       usage.inputTokens += response.usage.inputTokens;
       usage.outputTokens += response.usage.outputTokens;
       lastInputTokens = response.usage.inputTokens;
-      recordStep({
-        kind: 'model',
-        name: input.model.name,
-        iteration,
-        inputTokens: response.usage.inputTokens,
-        outputTokens: response.usage.outputTokens,
-        durationMs: input.now() - started,
-      });
+      step({ inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens });
       return response;
     } catch (error) {
-      recordStep({
-        kind: 'model',
-        name: input.model.name,
-        iteration,
-        durationMs: input.now() - started,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      const hitDeadline = deadline?.aborted === true && !input.signal.aborted;
+      step({ error: hitDeadline ? 'stopped at the time limit' : error instanceof Error ? error.message : String(error) });
+      if (streamed) onEvent({ type: 'text_reset' });
+      if (hitDeadline) throw new DeadlineReached();
       throw error;
     }
   }
 }
 
-function isDeadlineAbort(error: unknown): boolean {
-  return error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError' || /abort/i.test(error.message));
+/** The run's time cap cut a model call short. */
+class DeadlineReached extends Error {
+  override readonly name = 'DeadlineReached';
+  constructor() {
+    super('The answer’s time limit was reached while the model was working.');
+  }
+}
+
+/** "45-second", "5-minute", "150-second": the limit as the notes users read name it. */
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(1, Math.round(ms / 1000));
+  return seconds >= 120 && seconds % 60 === 0 ? `${seconds / 60}-minute` : `${seconds}-second`;
+}
+
+function formatSeconds(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`;
 }

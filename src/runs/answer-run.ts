@@ -3,7 +3,8 @@ import type { ChatModel } from '../agent/chat-model';
 import { runAgentTurn } from '../agent/run-agent-turn';
 import type { RunStepRecord } from '../agent/run-records';
 import { buildThreadConversation, userIdsToResolve, type BotIdentity, type SlackMessage } from '../conversation';
-import { buildBudgetReport, buildModelMessages, fitToolResult, trimRunMessages } from '../context';
+import { buildBudgetReport, buildModelMessages, fitToolResult } from '../context';
+import { trimRequestForRetry } from '../agent/trim-request-for-retry';
 import type { ThreadFile } from '../files/types';
 import type { Logger } from '../logging/logger';
 import type { SkillLibrary } from '../skills';
@@ -13,11 +14,13 @@ import { createStatusIndicator } from '../slack/status-indicator';
 import type { ChannelDetails } from '../slack/thread-reader';
 import { readThreadMessages } from '../slack/thread-reader';
 import type { Database } from '../store/db';
-import { insertRunSteps, listThreadRuns, recordAnswerPosted, type RunOutcome, type RunRow } from '../store/run-store';
+import { insertRunSteps, listThreadRuns, mayPostAnswer, recordAnswerPosted, type RunOutcome, type RunRow } from '../store/run-store';
 import { getThreadById } from '../store/thread-store';
 import type { ToolRegistry } from '../tools/registry';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
 import { RunInterrupted } from './run-worker';
+import { arrangeRunTurns } from './arrange-run-turns';
+import { findPostedAnswer } from './find-posted-answer';
 import { STATUS_EVENT } from '../conversation';
 import type { CurrentImage } from '../context';
 
@@ -56,6 +59,8 @@ export interface AnswerRunDependencies {
 }
 
 const RESERVE_FOR_ANSWER = 4_000;
+/** A run interrupted this often (crash, kill, lost lease) is likely what kills the process: stop trying. */
+const MAX_ATTEMPTS = 3;
 
 /** Produces the answer for one run: read the thread, build the request, run the agent, post into the thread. */
 export function createRunExecutor(deps: AnswerRunDependencies) {
@@ -76,9 +81,32 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
       { stream: deps.settings.stream, logger: log },
     );
     const steps: RunStepRecord[] = [];
+    // Nothing goes into the thread unless this worker still holds the run: one that stalled past its lease must
+    // not post beside the worker that took over.
+    const assertStillOwner = async () => {
+      if (!(await mayPostAnswer(deps.db, run.id, run.leaseOwner ?? ''))) throw new RunInterrupted('lease_lost');
+    };
 
     try {
+      await status.set('Reading the thread…');
+      const messages = await readThreadMessages(deps.slack, thread.channelId, thread.threadTs);
       if (run.attempts > 1) {
+        // Died after posting but before recording it: the answer is in the thread, so only the record is missing.
+        const posted = findPostedAnswer(messages, run.id, deps.bot);
+        if (posted.length > 0) {
+          await recordAnswerPosted(deps.db, run.id, posted);
+          await status.clear();
+          log.info('the answer was already posted before the interruption; not posting again', { answerTs: posted });
+          return { status: 'done', answerTs: posted };
+        }
+        if (run.attempts > MAX_ATTEMPTS) {
+          await status.clear();
+          await assertStillOwner();
+          const ts = await writer
+            .fail(`Sorry — I was interrupted ${run.attempts - 1} times while answering this, so I’ve stopped trying. Please ask again; if it keeps happening, tell the team that runs me.`)
+            .catch(() => [] as string[]);
+          return { status: 'failed', error: `gave up after ${run.attempts - 1} interrupted attempts`, answerTs: ts };
+        }
         await deps.slack.chat
           .postMessage({
             channel: thread.channelId,
@@ -88,8 +116,6 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
           })
           .catch((error) => log.warn('could not post the resuming note', { error }));
       }
-      await status.set('Reading the thread…');
-      const messages = await readThreadMessages(deps.slack, thread.channelId, thread.threadTs);
       const names = await deps.names(userIdsToResolve(messages, deps.bot));
       const files = await deps.files.register(thread.id, messages, names);
       const fileIdBySlackId = new Map(files.filter((f) => f.slackFileId).map((f) => [f.slackFileId!, f.id]));
@@ -106,6 +132,13 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
         fileIdOf: (id) => fileIdBySlackId.get(id),
         activityByAnswerTs,
       });
+      // This run's own messages last; newer questions are the next run's.
+      const arranged = arrangeRunTurns(conversation.turns, run);
+      if (!arranged) {
+        await status.clear();
+        return { status: 'done', error: 'nothing to answer: the question was deleted' };
+      }
+      conversation.turns = arranged;
       const lastUser = conversation.turns.findLastIndex((turn) => turn.role === 'user');
       if (lastUser < 0) return { status: 'done', error: 'nothing to answer: the thread has no question' };
       conversation.turns.splice(lastUser + 1);
@@ -149,25 +182,30 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
         stream: deps.settings.stream,
         recordStep,
         onEvent: (event) => {
-          if (event.type === 'tool_started') void status.set(event.progress);
+          if (event.type === 'tools_started') void status.set(event.calls.map((call) => call.progress).join(' · '));
           else if (event.type === 'thinking' && event.iteration > 1) void status.set('Thinking…');
           else if (event.type === 'text_delta') writer.append(event.delta);
-          else if (event.type === 'text_discarded') writer.breakParagraph();
+          else if (event.type === 'text_break') writer.breakParagraph();
         },
         // One tool result may take an eighth of the window; the file tools page on their own well below that.
         fitToolResult: (content) => fitToolResult(content, Math.max(2_000, Math.floor(deps.settings.contextWindow / 8)), undefined, deps.model.name),
         afterToolRound: ({ messages: current }) =>
           buildBudgetReport({ messages: current, files: access.list(), budget, model: deps.model.name }).message,
         // The endpoint counted more than we did: aim well under the window on the one retry.
-        trimForRetry: (current) =>
-          trimRunMessages(current, { maxTokens: Math.floor((budget.contextWindow - budget.reserveForAnswer) * 0.7), model: deps.model.name }).messages,
+        trimForRetry: (current, refusal) =>
+          trimRequestForRetry(current, { ...refusal, maxTokens: Math.floor((budget.contextWindow - budget.reserveForAnswer) * 0.7), model: deps.model.name }).messages,
       });
 
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
+      await assertStillOwner();
       const answerTs = await writer.finish(result.answer, { runId: run.id, note: result.note });
-      await recordAnswerPosted(deps.db, run.id, answerTs);
+      // From here on the answer is out: nothing below may turn it into a failure (a second message in the thread).
+      // If this record is lost too, finishing the run records it, and failing that a resumed run finds it in the thread.
+      await recordAnswerPosted(deps.db, run.id, answerTs).catch((error) => log.warn('could not record the posted answer', { error, answerTs }));
       await status.clear();
-      if (shown.images.length) await deps.files.describeImages?.(access, shown.images);
+      if (shown.images.length) {
+        await deps.files.describeImages?.(access, shown.images)?.catch((error) => log.warn('could not describe the images shown', { error }));
+      }
       return {
         status: 'done',
         model: deps.model.name,
@@ -181,13 +219,14 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
       };
     } catch (error) {
       await status.clear();
-      const reason = signal.reason;
+      const reason = signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
       if (reason instanceof RunInterrupted && reason.kind === 'cancelled') {
         const ts = await writer.fail('_Stopped: this answer was cancelled._').catch(() => []);
         return { status: 'cancelled', error: 'cancelled by a user', answerTs: ts };
       }
       if (reason instanceof RunInterrupted) throw error; // shutdown or lost lease: the run is resumed elsewhere
       log.error('answer failed', { error });
+      await assertStillOwner();
       const ts = await writer.fail(describeFailure(error)).catch((postError) => {
         log.error('could not tell the thread about the failure', { error: postError });
         return [] as string[];
