@@ -1,7 +1,7 @@
 /** Places to cut text, strongest first. `segment` is a dictionary word boundary (CJK has no spaces to cut at). */
 export type CutKind = 'paragraph' | 'line' | 'sentence' | 'word';
 
-/** Cut `text` into `text.slice(0, end)` and `text.slice(resume)`; what lies between is whitespace. */
+/** Cut the text at `from` into `slice(from, from + end)` and what starts at `from + resume`; between is whitespace. */
 export interface Cut {
   end: number;
   resume: number;
@@ -28,6 +28,8 @@ const PATTERNS: Record<CutKind, { regex: RegExp; end: (m: RegExpExecArray) => nu
 /** Spans that should not be cut through: `code`, [links](…), <slack|tokens>, &amp; entities. All single-line. */
 const PROTECTED = /(`+)[^`\n]+?\1|!?\[[^\]\n]*\]\([^)\s]*\)|<[^<>\n]*>|&(?:amp|lt|gt);/g;
 
+const LOOKAHEAD = 256;
+
 const wordSegmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
 const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -36,7 +38,10 @@ const graphemeSegmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme
  * hard cuts are not allowed. A strong boundary in the back half of the window beats a weaker one later on, so
  * pieces stay reasonably full without cutting sentences when a paragraph break is near.
  */
-export function findCut(text: string, limit: number, rules: CutRules): Cut | undefined {
+export function findCut(fullText: string, limit: number, rules: CutRules, from = 0): Cut | undefined {
+  // Patterns only need the window plus a little lookahead; scanning (or copying) the whole rest of a long text for
+  // every cut would make splitting quadratic.
+  const text = fullText.slice(from, from + limit + LOOKAHEAD);
   const firstContent = text.search(/\S/);
   if (firstContent === -1) return undefined;
   const ranges = rules.protect ? protectedRanges(text, limit) : [];
@@ -48,7 +53,7 @@ export function findCut(text: string, limit: number, rules: CutRules): Cut | und
     }
   }
   if (rules.hard === 'segment') {
-    const end = lastSegmentBoundary(text, limit, wordSegmenter, firstContent);
+    const end = lastWordBoundary(text, limit, firstContent);
     if (end !== undefined) return { end, resume: end, kind: 'segment' };
   }
   if (rules.hard !== false) return { ...hardCut(text, limit, firstContent), kind: 'grapheme' };
@@ -76,18 +81,38 @@ function protectedRanges(text: string, limit: number): Array<[number, number]> {
   return ranges;
 }
 
-function lastSegmentBoundary(text: string, limit: number, segmenter: Intl.Segmenter, firstContent: number): number | undefined {
-  let best: number | undefined;
-  for (const { index } of segmenter.segment(text.slice(0, limit + 1))) {
-    if (index > limit) break;
-    if (index > firstContent) best = index;
+/*
+ * Boundaries are found backwards from the limit with `containing()`: iterating segments from the start is
+ * quadratic in Node 20's ICU (16,000 characters take 0.2 s). Both run over the window with its lookahead, never a
+ * window cut at the limit: cut there, the text would end inside an emoji sequence and the segmenter would report a
+ * boundary that the whole text does not have.
+ */
+
+/** The last character boundary at or before `limit`. */
+function lastCharacterBoundary(text: string, limit: number, firstContent: number): number | undefined {
+  const index = graphemeSegmenter.segment(text).containing(limit)?.index ?? limit;
+  return index > firstContent ? index : undefined;
+}
+
+/**
+ * Dictionary word boundaries split CJK runs into words, but ICU also puts word boundaries inside some emoji
+ * sequences (between 👍 and its skin tone), so only those that are also character boundaries count.
+ */
+function lastWordBoundary(text: string, limit: number, firstContent: number): number | undefined {
+  const words = wordSegmenter.segment(text);
+  const characters = graphemeSegmenter.segment(text);
+  for (let at = limit; at > firstContent; ) {
+    const boundary = words.containing(at)?.index ?? at;
+    if (boundary <= firstContent) return undefined;
+    if (characters.containing(boundary)?.index === boundary) return boundary;
+    at = boundary - 1;
   }
-  return best;
+  return undefined;
 }
 
 /** Between two characters as a reader sees them (an emoji with skin tone or a flag is one), else between code points. */
 function hardCut(text: string, limit: number, firstContent: number): { end: number; resume: number } {
-  let end = lastSegmentBoundary(text, limit, graphemeSegmenter, firstContent);
+  let end = lastCharacterBoundary(text, limit, firstContent);
   if (end === undefined) {
     // One "character" longer than the whole limit (a pile of combining marks): cut it, but never a surrogate pair.
     end = isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;

@@ -110,36 +110,39 @@ function cutWithin(
   start: { room: number; fill: CutRules },
   rest: { limit: number; rules: CutRules },
 ): PartCut {
-  let remaining = body;
+  // Offsets into `body` rather than ever-shorter copies of it: a long answer cut small must stay linear.
+  let offset = 0;
   let fill: string | undefined;
   if (start.room >= 1) {
-    const cut = findCut(remaining, start.room, start.fill);
+    const cut = findCut(body, start.room, start.fill);
     if (cut) {
-      fill = wrap(headOf(remaining, cut.end));
-      remaining = tailOf(remaining, cut);
+      fill = wrap(body.slice(0, cut.end).trimEnd());
+      offset = nextStart(body, cut.resume, cut.kind);
     }
   }
   const chunks: string[] = [];
-  while (remaining !== '') {
-    if (remaining.length <= rest.limit) {
-      chunks.push(wrap(remaining));
+  while (offset < body.length) {
+    if (body.length - offset <= rest.limit) {
+      chunks.push(wrap(body.slice(offset).trimEnd()));
       break;
     }
-    const cut = findCut(remaining, rest.limit, rest.rules);
+    const cut = findCut(body, rest.limit, rest.rules, offset);
     if (cut === undefined) break; // only whitespace is left
-    chunks.push(wrap(headOf(remaining, cut.end)));
-    remaining = tailOf(remaining, cut);
+    chunks.push(wrap(body.slice(offset, offset + cut.end).trimEnd()));
+    offset = nextStart(body, offset + cut.resume, cut.kind);
   }
   return { fill, chunks };
 }
 
-function headOf(text: string, end: number): string {
-  return text.slice(0, end).replace(/\s+$/, '');
-}
-
-/** After a line cut the next line keeps its indentation (nested lists, code); after a word cut, spaces go. */
-function tailOf(text: string, cut: { resume: number; kind: string }): string {
-  let tail = text.slice(cut.resume).replace(/^(?:[ \t]*\n)+/, '');
-  if (cut.kind !== 'paragraph' && cut.kind !== 'line') tail = tail.replace(/^[ \t]+/, '');
-  return tail.trim() === '' ? '' : tail;
+/**
+ * Where the next chunk starts: past blank lines; after a line cut the line keeps its indentation (nested lists,
+ * code), after a word cut the spaces go. The end of `body` when nothing but whitespace is left.
+ */
+function nextStart(body: string, at: number, kind: string): number {
+  const skip = kind === 'paragraph' || kind === 'line' ? /(?:[ \t]*\n)*/y : /(?:[ \t]*\n)*[ \t]*/y;
+  skip.lastIndex = at;
+  skip.exec(body);
+  const content = /\S/g;
+  content.lastIndex = skip.lastIndex;
+  return content.exec(body) === null ? body.length : skip.lastIndex;
 }
