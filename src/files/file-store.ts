@@ -6,10 +6,10 @@
  * Content hashes are sha256 hex. A file Slack says is gone or external has no bytes: it points at a sentinel
  * document "unavailable:<code>" that holds only the error, so the files list can show it after a restart.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../store/db';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
-import type { ExtractedDocument, FileErrorCode, OutlineEntry, TextSegment } from './types';
+import type { ExtractedDocument, FileErrorCode, OutlineEntry, TextSegment, ThreadFile } from './types';
 
 export type CachedRead =
   | { ok: true; contentHash: string; document: ExtractedDocument }
@@ -117,4 +117,28 @@ export async function getDocumentForFile(
   if (!row?.slackFileId) return undefined;
   const cached = await findCachedRead(db, row.slackFileId);
   return cached?.ok ? { contentHash: cached.contentHash, document: cached.document } : undefined;
+}
+
+/**
+ * Characters of extracted text per file id, for files already extracted (a virtual file has its source's), so the
+ * files list can say how big a file is in the unit the model pages in. One query, no text loaded.
+ */
+export async function findTextLengths(db: Database, files: ThreadFile[]): Promise<Map<string, number>> {
+  const bySlackId = new Map(files.flatMap((f) => (f.slackFileId ? [[f.slackFileId, f.id] as const] : [])));
+  if (bySlackId.size === 0) return new Map();
+  const rows = await db
+    .select({ slackFileId: slackFileContents.slackFileId, chars: sql<number>`char_length(${documents.text})` })
+    .from(slackFileContents)
+    .innerJoin(documents, eq(documents.contentHash, slackFileContents.contentHash))
+    .where(inArray(slackFileContents.slackFileId, [...bySlackId.keys()]));
+  const lengths = new Map<string, number>();
+  for (const row of rows) {
+    const id = bySlackId.get(row.slackFileId);
+    if (id && row.chars !== null) lengths.set(id, Number(row.chars));
+  }
+  for (const file of files) {
+    const chars = file.sourceId ? lengths.get(file.sourceId) : undefined;
+    if (chars !== undefined) lengths.set(file.id, chars);
+  }
+  return lengths;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { getDocumentForFile } from '../../src/files/file-store';
+import { findTextLengths, getDocumentForFile } from '../../src/files/file-store';
 import { listThreadFiles, registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess } from '../../src/files/thread-file-access';
@@ -157,6 +157,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     expect((await later.readText('F1.txt')).text).toBe('one\ntwo\nthree');
     expect(extractor.calls).toHaveLength(1);
     expect(await getDocumentForFile(handle.db, threadId, 'F1.txt')).toMatchObject({ contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await findTextLengths(handle.db, later.list())).toEqual(new Map([['F1', 13], ['F1.txt', 13]]));
   });
 
   it('says plainly when a file is deleted, external or a tombstone, without downloading it', async () => {
