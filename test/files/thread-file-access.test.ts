@@ -98,6 +98,27 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     expect(extractor.calls).toHaveLength(1);
   });
 
+  it('lets one reader give up without failing another reading the same file', async () => {
+    const { access } = await threadWith([text('patient.txt', 'worth the wait')]);
+    const impatient = new AbortController();
+    const first = access.readText('F1', impatient.signal);
+    const second = access.readText('F1');
+    impatient.abort(new Error('the run was cancelled'));
+    await expect(first).rejects.toThrow('the run was cancelled');
+    expect((await second).text).toBe('worth the wait');
+    expect(slack.downloads).toHaveLength(1);
+  });
+
+  it('refuses a declared 1 GB upload without downloading any of it', async () => {
+    const huge = slack.addFile({ name: 'dump.csv', mimetype: 'text/csv', content: 'a,b\n', declaredSize: 1024 ** 3 });
+    const { access } = await threadWith([huge]);
+    await expect(access.readText('F1')).rejects.toMatchObject({
+      code: 'too_large',
+      message: 'dump.csv is too large for me to read: it is 1 GB, and I read files up to 1 MB. Share a smaller export or the part you need.',
+    });
+    expect(slack.downloads).toEqual([]);
+  });
+
   it('parses the same bytes once even when they are shared again as another file', async () => {
     const { access } = await threadWith([text('v1.txt', 'identical bytes'), text('copy of v1.txt', 'identical bytes')]);
     await access.readText('F1');
