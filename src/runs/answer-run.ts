@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { ChatModel } from '../agent/chat-model';
 import { runAgentTurn } from '../agent/run-agent-turn';
-import type { RunStepRecord } from '../agent/run-records';
+import { summarizeRunSteps, type RunStepRecord } from '../agent/run-records';
 import { buildThreadConversation, userIdsToResolve, type BotIdentity, type SlackMessage } from '../conversation';
 import { buildBudgetReport, buildModelMessages, fitToolResult } from '../context';
 import { trimRequestForRetry } from '../agent/trim-request-for-retry';
@@ -14,7 +14,7 @@ import { createStatusIndicator } from '../slack/status-indicator';
 import type { ChannelDetails } from '../slack/thread-reader';
 import { readThreadMessages } from '../slack/thread-reader';
 import type { Database } from '../store/db';
-import { insertRunSteps, listThreadRuns, mayPostAnswer, recordAnswerPosted, type RunOutcome, type RunRow } from '../store/run-store';
+import { insertRunSteps, listThreadRuns, mayPostAnswer, recordAnswerPosted, recordStatusMessage, type RunOutcome, type RunRow } from '../store/run-store';
 import { getThreadById } from '../store/thread-store';
 import type { ToolRegistry } from '../tools/registry';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
@@ -39,7 +39,8 @@ export interface AnswerRunDependencies {
   db: Database;
   slack: WebClient;
   bot: BotIdentity;
-  model: ChatModel;
+  /** `strategy()` (function_calling or react) is recorded on the run when the model can say. */
+  model: ChatModel & { strategy?(): string };
   registry: ToolRegistry;
   skills: SkillLibrary;
   files: ThreadFilesService;
@@ -59,6 +60,8 @@ export interface AnswerRunDependencies {
 }
 
 const RESERVE_FOR_ANSWER = 4_000;
+/** Rotated by Slack's native status while the model thinks. */
+const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
 /** A run interrupted this often (crash, kill, lost lease) is likely what kills the process: stop trying. */
 const MAX_ATTEMPTS = 3;
 
@@ -69,7 +72,12 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
     if (!thread) return { status: 'failed', error: `thread ${run.threadId} no longer exists` };
     if (run.answerTs.length > 0) return { status: 'done' }; // answered before a crash; only the bookkeeping was lost
     const log = deps.logger.child({ runId: run.id, channel: thread.channelId, threadTs: thread.threadTs });
-    const status = createStatusIndicator(deps.slack, { channel: thread.channelId, threadTs: thread.threadTs, triggerTs: run.triggerTs }, log);
+    const status = createStatusIndicator(
+      deps.slack,
+      { channel: thread.channelId, threadTs: thread.threadTs, triggerTs: run.triggerTs },
+      // The fallback status message is recorded on the run, so a :x: on it cancels like one on the question.
+      { logger: log, runId: run.id, onStatusMessage: (ts) => recordStatusMessage(deps.db, run.id, ts) },
+    );
     const writer = createAnswerWriter(
       deps.slack,
       {
@@ -81,6 +89,11 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
       { stream: deps.settings.stream, logger: log },
     );
     const steps: RunStepRecord[] = [];
+    // What the run cost, sub-agent steps included, on every outcome: a failed or cancelled run was paid for too.
+    const costs = () => {
+      const totals = summarizeRunSteps(steps);
+      return { model: deps.model.name, strategy: deps.model.strategy?.(), inputTokens: totals.inputTokens, outputTokens: totals.outputTokens };
+    };
     // Nothing goes into the thread unless this worker still holds the run: one that stalled past its lease must
     // not post beside the worker that took over.
     const assertStillOwner = async () => {
@@ -175,6 +188,7 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
           maxIterations: deps.settings.maxIterations,
           toolTimeoutMs: deps.settings.toolTimeoutMs,
           deadline: deps.now() + deps.settings.runTimeoutMs,
+          timeLimitMs: deps.settings.runTimeoutMs,
           contextWindow: deps.settings.contextWindow,
         },
         now: deps.now,
@@ -182,10 +196,12 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
         stream: deps.settings.stream,
         recordStep,
         onEvent: (event) => {
-          if (event.type === 'tools_started') void status.set(event.calls.map((call) => call.progress).join(' · '));
-          else if (event.type === 'thinking' && event.iteration > 1) void status.set('Thinking…');
+          if (event.type === 'thinking') void status.set('Thinking…', THINKING_MESSAGES);
+          else if (event.type === 'tools_started') void status.set(event.calls.map((call) => call.progress).join(' · '));
+          else if (event.type === 'model_retry') void status.set(`The AI model is busy — trying again in ${Math.max(1, Math.round(event.delayMs / 1000))} s…`);
           else if (event.type === 'text_delta') writer.append(event.delta);
           else if (event.type === 'text_break') writer.breakParagraph();
+          else if (event.type === 'text_reset') writer.discardSinceBreak();
         },
         // One tool result may take an eighth of the window; the file tools page on their own well below that.
         fitToolResult: (content) => fitToolResult(content, Math.max(2_000, Math.floor(deps.settings.contextWindow / 8)), undefined, deps.model.name),
@@ -208,10 +224,8 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
       }
       return {
         status: 'done',
-        model: deps.model.name,
+        ...costs(),
         iterations: result.iterations,
-        inputTokens: result.usage.inputTokens,
-        outputTokens: result.usage.outputTokens,
         skillsLoaded: skillsLoadedBy(result.toolCalls),
         activity: result.activity.length ? result.activity.join('; ') : undefined,
         answerTs,
@@ -222,7 +236,7 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
       const reason = signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
       if (reason instanceof RunInterrupted && reason.kind === 'cancelled') {
         const ts = await writer.fail('_Stopped: this answer was cancelled._').catch(() => []);
-        return { status: 'cancelled', error: 'cancelled by a user', answerTs: ts };
+        return { status: 'cancelled', error: 'cancelled by a user', answerTs: ts, ...costs() };
       }
       if (reason instanceof RunInterrupted) throw error; // shutdown or lost lease: the run is resumed elsewhere
       log.error('answer failed', { error });
@@ -232,7 +246,7 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
         return [] as string[];
       });
       if (ts.length) await recordAnswerPosted(deps.db, run.id, ts).catch(() => {});
-      return { status: 'failed', error: error instanceof Error ? error.message : String(error), answerTs: ts };
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error), answerTs: ts, ...costs() };
     } finally {
       await insertRunSteps(deps.db, run.id, steps).catch((error) => log.warn('could not record run steps', { error }));
     }

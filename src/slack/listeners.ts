@@ -9,6 +9,7 @@ import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
+import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
 
 export interface ListenerDependencies {
   db: Database;
@@ -84,13 +85,39 @@ export function registerListeners(app: App, deps: ListenerDependencies): void {
     const parsed = parseFeedbackValue((action as { value?: string }).value ?? '');
     if (!parsed) return;
     const user = body.user.id;
-    await saveFeedback(deps.db, parsed.runId, user, parsed.value);
     const channel = (body as { channel?: { id: string } }).channel?.id;
     const threadTs = (body as { message?: { thread_ts?: string } }).message?.thread_ts;
+    try {
+      await saveFeedback(deps.db, parsed.runId, user, parsed.value);
+    } catch (error) {
+      deps.logger.warn('could not store feedback', { runId: parsed.runId, user, error });
+      if (channel) await client.chat.postEphemeral({ channel, user, thread_ts: threadTs, text: 'Sorry — I couldn’t save your feedback just now. Please try again in a moment.' }).catch(() => {});
+      return;
+    }
+    deps.logger.info('feedback stored', { runId: parsed.runId, user, value: parsed.value });
     if (channel) {
       await client.chat
-        .postEphemeral({ channel, user, thread_ts: threadTs, text: parsed.value === 'positive' ? 'Thanks — glad it helped.' : 'Thanks — noted. Tell me in the thread what was missing and I’ll try again.' })
+        .postEphemeral({
+          channel,
+          user,
+          thread_ts: threadTs,
+          text: parsed.value === 'positive' ? 'Thanks — glad it helped.' : 'Thanks — noted. Tell me in the thread what was missing and I’ll try again.',
+        })
         .catch(() => {});
+    }
+  });
+
+  // The Stop button on the status message (shown where Slack's native status is refused).
+  app.action(CANCEL_ACTION_ID, async ({ ack, action, body, client }) => {
+    await ack();
+    const runId = parseCancelValue((action as { value?: string }).value);
+    if (runId === undefined) return;
+    const outcome = await requestCancel(deps.db, runId);
+    deps.logger.info('cancel requested', { runId, by: body.user.id, via: 'button', outcome });
+    const channel = (body as { channel?: { id: string } }).channel?.id;
+    const threadTs = (body as { message?: { thread_ts?: string } }).message?.thread_ts;
+    if (channel && outcome === 'finished') {
+      await client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text: 'That answer had already finished.' }).catch(() => {});
     }
   });
 
@@ -99,6 +126,6 @@ export function registerListeners(app: App, deps: ListenerDependencies): void {
     const run = await findActiveRunByMessage(deps.db, event.item.channel, event.item.ts);
     if (!run) return;
     const outcome = await requestCancel(deps.db, run.id);
-    deps.logger.info('cancel requested', { runId: run.id, by: event.user, outcome });
+    deps.logger.info('cancel requested', { runId: run.id, by: event.user, via: `:${event.reaction}:`, outcome });
   });
 }

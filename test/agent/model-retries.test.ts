@@ -73,7 +73,7 @@ describe('an unavailable model', () => {
     const failure = await model.complete({ messages: question('hi') }).catch((error: unknown) => error);
 
     expect(failure).toMatchObject({ name: 'ModelError', kind: 'unavailable', status: 500 });
-    expect(waits).toEqual([1_000, 2_000, 4_000]);
+    expect(waits).toEqual([500, 1_000, 2_000]);
     expect(fake.requests).toHaveLength(4);
   });
 
