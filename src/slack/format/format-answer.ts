@@ -37,5 +37,6 @@ function toFallbackText(piece: string): string {
   const mrkdwn = markdownToMrkdwn(piece);
   if (mrkdwn.length <= FALLBACK_TEXT_CHARS) return mrkdwn;
   const [first = ''] = splitForSlack(mrkdwn, FALLBACK_TEXT_CHARS - 2);
-  return `${first} …`;
+  // After a closing ``` the ellipsis takes its own line: "``` …" would no longer read as a closing fence.
+  return first.endsWith('```') ? `${first}\n…` : `${first} …`;
 }
