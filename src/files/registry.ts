@@ -12,6 +12,7 @@ import { documents, slackFileContents, threadFiles } from '../store/schema';
 import { describeFileError } from './describe-file-error';
 import { markSlackFileUnavailable } from './file-store';
 import { compareSlackTs } from './slack-ts';
+import { toThreadFile } from './thread-file-row';
 import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from './slack-file';
 import type { ExtractedDocument, FileErrorCode, ThreadFile } from './types';
 
@@ -83,17 +84,7 @@ export async function listThreadFiles(db: Database, threadId: number): Promise<T
     .leftJoin(documents, eq(documents.contentHash, slackFileContents.contentHash))
     .where(eq(threadFiles.threadId, threadId));
   const files = rows.map(({ file: row, pageCount, errorCode }) => {
-    const file: ThreadFile = {
-      id: row.fileId,
-      name: row.name,
-      mimeType: row.mimeType,
-      fileType: row.fileType,
-      sizeBytes: row.sizeBytes,
-      messageTs: row.messageTs,
-    };
-    if (row.authorName !== null) file.authorName = row.authorName;
-    if (row.slackFileId !== null) file.slackFileId = row.slackFileId;
-    if (row.sourceFileId !== null) file.sourceId = row.sourceFileId;
+    const file = toThreadFile(row);
     if (pageCount !== null) file.pageCount = pageCount;
     if (errorCode) {
       const code = errorCode as FileErrorCode;
@@ -138,16 +129,7 @@ export async function registerVirtualFile(
     .from(threadFiles)
     .where(and(eq(threadFiles.threadId, threadId), eq(threadFiles.fileId, fileId)));
   if (!row) throw new Error(`Registered ${fileId} in thread ${threadId} but could not read it back.`);
-  const file: ThreadFile = {
-    id: row.fileId,
-    name: row.name,
-    mimeType: row.mimeType,
-    fileType: row.fileType,
-    sizeBytes: row.sizeBytes,
-    messageTs: row.messageTs,
-    sourceId: source.id,
-  };
-  if (row.authorName !== null) file.authorName = row.authorName;
+  const file = toThreadFile(row);
   if (document.pageCount !== undefined) file.pageCount = document.pageCount;
   return file;
 }
