@@ -7,7 +7,7 @@ import type { SearchHit, ThreadFileAccess } from '../tools/tool';
 import { UnknownFileError } from '../tools/tool';
 import { displayFileName } from './describe-file-error';
 import { isImageFile } from './file-kinds';
-import { findCachedRead } from './file-store';
+import { findCachedRead, isLastingError } from './file-store';
 import { mapConcurrently } from './map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
 import { readSlackImage, type ShownImage } from './read-image';
@@ -63,9 +63,17 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
         `${displayFileName(file.name)} is an image, so it has no text to read: load_file(${file.id}) shows it to me as a picture.`,
       );
     }
-    const result = await readDocument(file, signal);
-    remember({ ...file, ...(result.document.pageCount !== undefined && { pageCount: result.document.pageCount }) });
-    return result;
+    try {
+      const result = await readDocument(file, signal);
+      remember({ ...file, ...(result.document.pageCount !== undefined && { pageCount: result.document.pageCount }) });
+      return result;
+    } catch (error) {
+      // A lasting reason shows in this run's files list too, as it will in the next run's (from the cache).
+      if (error instanceof FileReadError && isLastingError(error.code)) {
+        remember({ ...file, error: { code: error.code, message: error.message } });
+      }
+      throw error;
+    }
   };
 
   /** Keeps what we learn (page counts, new virtual files) in this run's list. */

@@ -131,6 +131,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     const { threadId, access, open } = await threadWith([text('broken.pdf', 'not really a pdf')]);
     extractor.failWith = new FileReadError('corrupt', "I can't read broken.pdf: the file is damaged or cut short. Export or upload it again.");
     await expect(access.readText('F1')).rejects.toMatchObject({ code: 'corrupt' });
+    expect(access.get('F1').error?.code).toBe('corrupt');
     await expect(open().readText('F1')).rejects.toMatchObject({ code: 'corrupt', message: expect.stringContaining('broken.pdf') });
     expect(extractor.calls).toHaveLength(1);
     expect(slack.downloads).toHaveLength(1);
