@@ -29,6 +29,9 @@ export function convertProseToMrkdwn(markdown: string): string {
 
   let text = holdCodeSpans(markdown.replace(PRIVATE, ''), hold);
   text = text
+    // mrkdwn wants every `&` escaped (links included, as Slack stores them); neutraliseMentions left it alone
+    // because the markdown block must not have it escaped. Its own `&lt;` and `&gt;` are kept.
+    .replace(/&(?!(?:amp|lt|gt);)/g, '&amp;')
     // Backslash escapes: mrkdwn has none, so the character itself is the best it can show.
     .replace(/\\([!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~])/g, (_m, char: string) => hold(char))
     .replace(IMAGE, (_m, alt: string, url: string) => hold(renderLink(url, alt)))

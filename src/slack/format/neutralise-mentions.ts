@@ -12,9 +12,13 @@ export interface NeutraliseOptions {
 const ZWSP = '\u200b';
 
 /**
- * One pass over prose: a Slack token `<…>`, an HTML-significant character, or a bare broadcast word. Token
- * alternatives only admit shapes Slack gives meaning to; any other `<` falls through to the single-character case
- * and is escaped, which also covers `a < b`, `Vec<String>` and `<!DOCTYPE>`.
+ * One pass over prose: a Slack token `<…>`, an angle bracket, or a bare broadcast word. Token alternatives only admit
+ * shapes Slack gives meaning to; any other `<` falls through to the single-character case and is escaped, which also
+ * covers `a < b`, `Vec<String>` and `<!DOCTYPE>`. Slack shows `&lt;` as "<" in a markdown block without reading it
+ * as a token again.
+ *
+ * `&` is left alone: Slack only reads it in `&amp;`, `&lt;` and `&gt;`, which already say what they mean, and it does
+ * not decode entities in a markdown link destination, so `&amp;` there would corrupt every query string.
  */
 const PROSE = new RegExp(
   [
@@ -23,7 +27,6 @@ const PROSE = new RegExp(
     String.raw`<!(?<special>here|channel|everyone|group)(?:\|[^<>\n]*)?>`,
     String.raw`<!subteam\^[A-Z0-9]+(?:\|(?<groupLabel>[^<>\n]*))?>`,
     String.raw`(?<![\p{L}\p{N}_@.+\-])@(?<bare>here|channel|everyone)(?![\p{L}\p{N}_])`,
-    String.raw`&(?!(?:amp|lt|gt);)`,
     '[<>]',
   ].join('|'),
   'giu',
@@ -63,7 +66,6 @@ function neutraliseProse(whole: string, prose: string, offset: number, options: 
     if (groups.special !== undefined) return broadcast(groups.special);
     if (groups.bare !== undefined) return `@${ZWSP}${groups.bare}`;
     if (match.startsWith('<!subteam^')) return `@${ZWSP}${(groups.groupLabel?.trim() || 'group').replace(/^@/, '')}`;
-    if (match === '&') return '&amp;';
     if (match === '<') return '&lt;';
     // ">" opening a line is a blockquote in markdown; escaping it would turn the quote into a literal ">".
     return startsBlockquote(whole, at) ? '>' : '&gt;';

@@ -67,7 +67,8 @@ describe('formatAnswerForSlack', () => {
       expect(message.blocks[0]!.text.length).toBeLessThanOrEqual(12_000);
     }
     // Escaping happened before the split: the limit holds for what is sent.
-    expect(messages[0]!.blocks[0]!.text).toContain('dog &amp; runs &lt; 5 km');
+    expect(messages[0]!.blocks[0]!.text).toContain('dog & runs &lt; 5 km');
+    expect(messages[0]!.text).toContain('dog &amp; runs &lt; 5 km');
   });
 
   it('honours a smaller limit, and never a larger one than Slack allows', () => {

@@ -62,14 +62,19 @@ describe('neutraliseMentions: links and escaping', () => {
     expect(neutraliseMentions('<https://example.com|@here>')).toBe('<https://example.com|@here>');
   });
 
-  it('escapes stray <, > and & so Slack does not read them as markup', () => {
-    expect(neutraliseMentions('if a < b && b > c then Vec<String>')).toBe('if a &lt; b &amp;&amp; b &gt; c then Vec&lt;String&gt;');
+  it('escapes stray < and > so Slack does not read them as markup', () => {
+    expect(neutraliseMentions('if a < b && b > c then Vec<String>')).toBe('if a &lt; b && b &gt; c then Vec&lt;String&gt;');
     expect(neutraliseMentions('<!DOCTYPE html> and <b>bold</b>')).toBe('&lt;!DOCTYPE html&gt; and &lt;b&gt;bold&lt;/b&gt;');
   });
 
+  it('leaves & alone, so link destinations keep their query strings (Slack does not decode entities there)', () => {
+    const text = 'R&D: see [the query](https://example.com/?a=1&b=2) &amp; ![chart](https://example.com/c.png?x=1&y=2)';
+    expect(neutraliseMentions(text)).toBe(text);
+  });
+
   it('does not escape twice what is already escaped', () => {
-    const once = neutraliseMentions('AT&T said 1 < 2 <!here>');
-    expect(once).toBe('AT&amp;T said 1 &lt; 2 @\u200bhere');
+    const once = neutraliseMentions('AT&T said 1 < 2 &lt; 3 <!here>');
+    expect(once).toBe('AT&T said 1 &lt; 2 &lt; 3 @\u200bhere');
     expect(neutraliseMentions(once)).toBe(once);
   });
 
