@@ -17,6 +17,7 @@ import { toBoltLogger } from './slack/bolt-logger';
 import { registerListeners } from './slack/listeners';
 import { createChannelResolver, createNameResolver } from './slack/thread-reader';
 import { openDatabase, type DatabaseHandle } from './store/db';
+import { pruneDedupeRecords } from './store/event-store';
 import { createThreadFilesService } from './files/thread-files-service';
 import { createDocumentExtractor } from './files/extract';
 import { createDefaultTools } from './tools';
@@ -26,6 +27,7 @@ export interface StartOptions {
   now?: () => number;
   /** Identifies this process's leases; default a random id. */
   workerId?: string;
+  /** Overrides RUN_LEASE_SECONDS (tests). */
   leaseMs?: number;
   pollMs?: number;
   /** Runs at once in this process. */
@@ -132,7 +134,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     db: database.db,
     owner: options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
     logger,
-    leaseMs: options.leaseMs ?? 30_000,
+    leaseMs: options.leaseMs ?? config.runLeaseMs,
     pollMs: options.pollMs ?? 2_000,
     concurrency: options.concurrency ?? 4,
     execute,
@@ -172,6 +174,11 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     port = (healthServer.address() as { port: number }).port;
   }
   worker.start();
+  // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
+  const pruning = setInterval(() => {
+    pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
+  }, 60 * 60_000);
+  pruning.unref();
   logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: model.name });
 
   return {
@@ -179,10 +186,15 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     bot,
     database,
     async stop(graceMs = config.shutdownGraceMs) {
+      const deadline = Date.now() + graceMs;
+      clearInterval(pruning);
+      // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
       healthServer?.close();
-      await intake.drain();
-      await worker.stop(graceMs);
+      // Messages already acknowledged get the grace period to reach the database (it may be down right now).
+      const lost = await intake.drain(graceMs);
+      if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
+      await worker.stop(Math.max(0, deadline - Date.now()));
       await extractor.close();
       skills.close();
       if (ownsDatabase) await database.close();

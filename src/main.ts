@@ -15,12 +15,25 @@ try {
   const running = await startThreadwise(loaded.config);
   let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // A second signal means "now": whatever is unfinished is resumed by the next start.
+      process.stderr.write(`threadwise: ${signal} received again; exiting now, unfinished answers resume on the next start\n`);
+      process.exit(1);
+    }
     stopping = true;
-    process.stderr.write(`threadwise: ${signal} received; finishing answers in progress (up to ${loaded.config.shutdownGraceMs / 1000} s)…\n`);
-    running.stop().then(
+    const graceMs = loaded.config.shutdownGraceMs;
+    process.stderr.write(`threadwise: ${signal} received; finishing answers in progress (up to ${graceMs / 1000} s)…\n`);
+    // stop() keeps to the grace period; this is the net under it if something hangs (a stuck socket, a closing pool).
+    setTimeout(() => {
+      process.stderr.write('threadwise: shutdown took too long; exiting, unfinished answers resume on the next start\n');
+      process.exit(1);
+    }, graceMs + 10_000).unref();
+    running.stop(graceMs).then(
       () => process.exit(0),
-      () => process.exit(1),
+      (error) => {
+        process.stderr.write(`threadwise: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
     );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));

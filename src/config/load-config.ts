@@ -31,6 +31,8 @@ export interface Config {
   timeZone: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   shutdownGraceMs: number;
+  /** A run's lease: a dead process's runs are taken over after this (RUN_LEASE_SECONDS). */
+  runLeaseMs: number;
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -90,6 +92,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
       timeZone: e.TIMEZONE,
       logLevel: e.LOG_LEVEL,
       shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+      runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
     }),
   };
 }

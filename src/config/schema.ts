@@ -103,6 +103,9 @@ export const environmentSchema = z
     ALLOWED_USERS: list,
     USER_RATE_LIMIT_PER_MINUTE: int('USER_RATE_LIMIT_PER_MINUTE', 10, 0, 10_000),
     SHUTDOWN_GRACE_SECONDS: int('SHUTDOWN_GRACE_SECONDS', 25, 0, 600),
+    // How long a replica's claim on a run lasts without a heartbeat (sent every third of it). A crashed replica's
+    // answers are taken over after this; too short and a replica stalled by a slow database loses runs it still works on.
+    RUN_LEASE_SECONDS: int('RUN_LEASE_SECONDS', 30, 2, 600),
     TIMEZONE: z
       .string()
       .optional()

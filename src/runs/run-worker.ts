@@ -1,5 +1,5 @@
 import type { Database } from '../store/db';
-import { claimNextRun, finishRun, renewLease, type RunOutcome, type RunRow } from '../store/run-store';
+import { claimNextRun, finishRun, releaseLease, renewLease, type RunOutcome, type RunRow } from '../store/run-store';
 import type { Logger } from '../logging/logger';
 
 export interface RunWorkerOptions {
@@ -15,86 +15,129 @@ export interface RunWorkerOptions {
   concurrency: number;
   /** Does the work of one run. `signal` aborts on cancel, lost lease or shutdown. */
   execute: (run: RunRow, signal: AbortSignal) => Promise<RunOutcome>;
+  /** Waits between attempts to record a run's end while the database is away. */
+  finishRetryDelaysMs?: number[];
 }
 
 export interface RunWorker {
   start(): void;
   /** Look for work now (a run was just queued). */
   wake(): void;
-  /** Stop claiming; let running answers finish for up to `graceMs`, then abort them (the next start resumes them). */
+  /**
+   * Stop claiming; let running answers finish for up to `graceMs`, then abort them and hand their leases back at
+   * once, so the next start (or another replica) resumes them without waiting for the leases to run out.
+   */
   stop(graceMs: number): Promise<void>;
   active(): number;
 }
 
+/** After an abort, how long a run gets to notice it before stop() returns anyway (the process is about to exit). */
+const ABORT_SETTLE_MS = 2_000;
+
 export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  const finishDelays = options.finishRetryDelaysMs ?? [250, 1_000, 3_000];
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
-  let claiming = false;
+  let claiming: Promise<void> | undefined;
   let wakeAgain = false;
 
-  const claimLoop = async () => {
+  const claimLoop = (): Promise<void> => {
     if (claiming) {
       wakeAgain = true;
-      return;
+      return claiming;
     }
-    claiming = true;
-    try {
-      do {
-        wakeAgain = false;
-        while (!stopping && running.size < options.concurrency) {
-          const run = await claimNextRun(options.db, options.owner, options.leaseMs);
-          if (!run) break;
-          begin(run);
-        }
-      } while (wakeAgain && !stopping);
-    } catch (error) {
-      options.logger.warn('could not claim runs; will retry', { error });
-    } finally {
-      claiming = false;
-    }
+    const loop = (async () => {
+      try {
+        do {
+          wakeAgain = false;
+          while (!stopping && running.size < options.concurrency) {
+            const run = await claimNextRun(options.db, options.owner, options.leaseMs);
+            if (!run) break;
+            begin(run);
+          }
+        } while (wakeAgain && !stopping);
+      } catch (error) {
+        options.logger.warn('could not claim runs; will retry', { owner: options.owner, retryInMs: options.pollMs, error });
+      }
+    })();
+    // Cleared in a callback, never inside the loop: a loop with nothing to do finishes synchronously, before
+    // `claiming` is even assigned, and would leave it set for good.
+    const current: Promise<void> = loop.finally(() => {
+      if (claiming === current) claiming = undefined;
+    });
+    claiming = current;
+    return current;
   };
 
   const begin = (run: RunRow) => {
     const controller = new AbortController();
+    const log = options.logger.child({ runId: run.id, threadId: run.threadId });
+    let renewedAt = Date.now();
     const heartbeat = setInterval(async () => {
+      if (controller.signal.aborted) return; // an aborted run must not keep (or win back) its lease
       try {
         const lease = await renewLease(options.db, run.id, options.owner, options.leaseMs);
+        renewedAt = Date.now();
         if (!lease.held) controller.abort(new RunInterrupted('lease_lost'));
         else if (lease.cancelRequested) controller.abort(new RunInterrupted('cancelled'));
       } catch (error) {
-        options.logger.warn('lease renewal failed', { runId: run.id, error });
+        // Unrenewed for a whole lease, another replica may own the run by now: stop before posting beside it.
+        const lost = Date.now() - renewedAt >= options.leaseMs;
+        log.warn(lost ? 'lease renewal failed for a whole lease; stopping this run' : 'lease renewal failed', { error });
+        if (lost) controller.abort(new RunInterrupted('lease_lost'));
       }
     }, Math.max(250, Math.floor(options.leaseMs / 3)));
 
     const done = (async () => {
-      const log = options.logger.child({ runId: run.id, threadId: run.threadId });
+      if (run.cancelRequested) {
+        // Cancelled while its previous worker was dying: nothing left to do but record it.
+        clearInterval(heartbeat);
+        await record(run, log, { status: 'cancelled', error: 'cancelled by a user' });
+        return;
+      }
       log.info(run.attempts > 1 ? 'resuming run' : 'run started', { attempt: run.attempts });
       let outcome: RunOutcome;
       try {
         outcome = await options.execute(run, controller.signal);
       } catch (error) {
-        const reason = controller.signal.reason;
+        const reason = controller.signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
         if (reason instanceof RunInterrupted && reason.kind !== 'cancelled') {
-          // Lost lease or shutdown: someone (maybe the next start) finishes it; record nothing.
+          clearInterval(heartbeat);
+          // Lost lease: its new owner decides the outcome. Shutdown: hand the run to whoever starts next.
+          if (reason.kind === 'shutdown') await releaseLease(options.db, run.id, options.owner).catch(() => false);
           log.warn('run interrupted; left for recovery', { reason: reason.kind });
           return;
         }
-        outcome = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
-        log.error('run failed', { error });
+        outcome = { status: reason instanceof RunInterrupted ? 'cancelled' : 'failed', error: error instanceof Error ? error.message : String(error) };
+        if (outcome.status === 'failed') log.error('run failed', { error });
       } finally {
         clearInterval(heartbeat);
       }
-      const recorded = await finishRun(options.db, run.id, options.owner, outcome).catch((error) => {
-        log.error('could not record the end of a run', { error });
-        return false;
-      });
-      log.info('run finished', { status: outcome.status, recorded });
+      await record(run, log, outcome);
     })().finally(() => {
       running.delete(run.id);
       if (!stopping) void claimLoop();
     });
     running.set(run.id, { controller, done });
+  };
+
+  /** Records the outcome, retrying a while if the database is away: an unrecorded run would be resumed and redone. */
+  const record = async (run: RunRow, log: Logger, outcome: RunOutcome) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const recorded = await finishRun(options.db, run.id, options.owner, outcome);
+        log.info('run finished', { status: outcome.status, recorded });
+        return;
+      } catch (error) {
+        if (attempt >= finishDelays.length) {
+          // The lease runs out and the run is resumed; answer_ts (or the answer found in the thread) stops a repost.
+          log.error('could not record the end of a run; it will be resumed after its lease expires', { status: outcome.status, error });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, finishDelays[attempt]));
+      }
+    }
   };
 
   return {
@@ -109,12 +152,15 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     async stop(graceMs) {
       stopping = true;
       if (timer) clearInterval(timer);
+      await claiming; // a claim in flight still begins its run, which then gets the same grace
       const all = Promise.all([...running.values()].map((r) => r.done));
       const graceOver = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
-      if ((await Promise.race([all.then(() => 'done' as const), graceOver])) === 'timeout') {
-        for (const { controller } of running.values()) controller.abort(new RunInterrupted('shutdown'));
-        await Promise.race([all, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-      }
+      if ((await Promise.race([all.then(() => 'done' as const), graceOver])) === 'done') return;
+      options.logger.warn('grace period over; interrupting answers still in progress', { runs: [...running.keys()] });
+      for (const { controller } of running.values()) controller.abort(new RunInterrupted('shutdown'));
+      await Promise.race([all, new Promise((resolve) => setTimeout(resolve, ABORT_SETTLE_MS).unref())]);
+      // Runs that ignored the abort: give their leases back anyway; the owner check keeps them from posting.
+      await Promise.all([...running.keys()].map((id) => releaseLease(options.db, id, options.owner).catch(() => false)));
     },
     active: () => running.size,
   };
