@@ -65,7 +65,7 @@ function neutraliseProse(whole: string, prose: string, offset: number, options: 
     if (groups.userId !== undefined) return renderUser(groups.userId, groups.userLabel, options);
     if (groups.special !== undefined) return broadcast(groups.special);
     if (groups.bare !== undefined) return `@${ZWSP}${groups.bare}`;
-    if (match.startsWith('<!subteam^')) return `@${ZWSP}${(groups.groupLabel?.trim() || 'group').replace(/^@/, '')}`;
+    if (match.startsWith('<!subteam^')) return asHandle(groups.groupLabel?.trim() || 'group');
     if (match === '<') return '&lt;';
     // ">" opening a line is a blockquote in markdown; escaping it would turn the quote into a literal ">".
     return startsBlockquote(whole, at) ? '>' : '&gt;';
@@ -73,8 +73,12 @@ function neutraliseProse(whole: string, prose: string, offset: number, options: 
 }
 
 function renderUser(userId: string, label: string | undefined, options: NeutraliseOptions): string {
-  const name = options.resolveName?.(userId) ?? (label?.trim() || userId);
-  return `@${ZWSP}${name.replace(/^@/, '')}`;
+  return asHandle(options.resolveName?.(userId) ?? (label?.trim() || userId));
+}
+
+/** "@name" that mentions no one. Names are chosen by users, so one called "<!here>" must not become a token. */
+function asHandle(name: string): string {
+  return `@${ZWSP}${name.replace(/^@/, '').replace(/</g, '&lt;').replace(/>/g, '&gt;')}`;
 }
 
 /** `<!group>` is the legacy spelling of `<!channel>`. */

@@ -46,6 +46,12 @@ describe('neutraliseMentions: users', () => {
     expect(visible(out)).toBe('Thanks @Ana and @Bo!');
   });
 
+  it('cannot be tricked by a display name that looks like a mention', () => {
+    const out = neutraliseMentions('cc <@U1>', { resolveName: () => '<!channel>' });
+    expect(out).not.toMatch(PING_TOKEN);
+    expect(out).toBe('cc @\u200b&lt;!channel&gt;');
+  });
+
   it('falls back to the label the token carries, then to the id', () => {
     expect(visible(neutraliseMentions('cc <@U999|carla>', { resolveName }))).toBe('cc @carla');
     expect(visible(neutraliseMentions('cc <@U999>'))).toBe('cc @U999');
