@@ -34,16 +34,28 @@ export function selectPreloads(
     ...candidates.filter((f) => !currentFileIds.has(f.id)).reverse(),
   ];
   // Whole texts first, so one big CSV cannot crowd out a short README; then slices of the rest while room lasts.
+  // Most preloads are the same "first 8 KB": once one is too long, texts at least as long are passed over
+  // without counting (room only shrinks), which keeps a cold build with dozens of preloads cheap.
+  let tooLong = Infinity;
   for (const file of ordered) {
-    const cost = countTokens(preloads.get(file.id)!, model) + FRAME_TOKENS;
-    if (cost > left) continue;
-    texts.set(file.id, preloads.get(file.id)!);
+    const text = preloads.get(file.id)!;
+    if (text.length >= tooLong || left <= FRAME_TOKENS) continue;
+    // Counted whole (not just up to the limit) so the next build of this thread finds it cached.
+    const cost = countTokens(text, model) + FRAME_TOKENS;
+    if (cost > left) {
+      tooLong = text.length;
+      continue;
+    }
+    texts.set(file.id, text);
     left -= cost;
   }
-  for (const file of ordered) {
-    if (left < FRAME_TOKENS + MIN_SLICE_TOKENS) break;
-    if (texts.has(file.id)) continue;
-    const head = takeTokens(preloads.get(file.id)!, left - FRAME_TOKENS, model);
+  // The rest share what is left equally, as many as get a useful slice: the head of each file (a CSV's header,
+  // a README's intro) tells the model more than a longer head of one.
+  const rest = ordered.filter((f) => !texts.has(f.id));
+  const sliced = rest.slice(0, Math.floor(left / (FRAME_TOKENS + MIN_SLICE_TOKENS)));
+  const share = Math.floor(left / Math.max(1, sliced.length));
+  for (const file of sliced) {
+    const head = takeTokens(preloads.get(file.id)!, share - FRAME_TOKENS, model);
     if (head.length === 0) continue;
     texts.set(file.id, head);
     left -= countTokens(head, model) + FRAME_TOKENS;

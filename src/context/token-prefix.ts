@@ -4,9 +4,26 @@
  */
 import { decodeTokens, encodeText } from './tokenizer';
 
+// The same preload is cut to the same size on every rebuild of a thread: remember the last few hundred cuts of
+// preload-sized texts (a 1 MB tool result is cut once and must not be held here).
+const MEMO_LIMIT = 500;
+const MEMO_MAX_CHARS = 64 * 1024;
+const memo = new Map<string, string>();
+
 /** Prefix of `text` of at most `maxTokens` tokens; cut on a line or word boundary when one is near the end. */
 export function takeTokens(text: string, maxTokens: number, model: string): string {
   if (maxTokens <= 0) return '';
+  if (text.length > MEMO_MAX_CHARS) return cutToTokens(text, maxTokens, model);
+  const key = `${model}\u0000${maxTokens}\u0000${text}`;
+  const known = memo.get(key);
+  if (known !== undefined) return known;
+  const head = cutToTokens(text, maxTokens, model);
+  if (memo.size >= MEMO_LIMIT) memo.clear();
+  memo.set(key, head);
+  return head;
+}
+
+function cutToTokens(text: string, maxTokens: number, model: string): string {
   // Start from a slice that almost always holds enough tokens, widen it in the rare case it does not (very long
   // tokens such as runs of spaces).
   let sliceChars = Math.max(64, maxTokens * 6);

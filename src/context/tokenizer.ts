@@ -59,7 +59,10 @@ export function isWithinTokens(text: string, limit: number, model: string): bool
   const name = selectEncoding(model);
   const cached = caches[name].get(text);
   if (cached !== undefined) return cached <= limit;
-  return loadEncoding(name).isWithinTokenLimit(text, limit, AS_PLAIN_TEXT) !== false;
+  const count = loadEncoding(name).isWithinTokenLimit(text, limit, AS_PLAIN_TEXT);
+  // Within the limit it was counted whole: keep the count for the countTokens call that usually follows.
+  if (count !== false) caches[name].set(text, count);
+  return count !== false;
 }
 
 /** Token ids of text, special-token look-alikes treated as plain text. */

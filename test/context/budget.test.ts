@@ -103,6 +103,28 @@ describe('a thread longer than the budget', () => {
     expect(current).toContain('<file_data id="F2" name="readme.md" chars="15">\n# Readme\nShort.\n</file_data>');
   });
 
+  test('two long preloads share the allowance: the head of each rather than more of one', () => {
+    const a = file('F1', 'a.csv', { sizeBytes: 90_000 });
+    const b = file('F2', 'b.md', { sizeBytes: 90_000 });
+    const long = (label: string) => `${label}\n${'row,value,note\n'.repeat(3_000)}`;
+    const built2 = buildModelMessages(
+      contextInput([userTurn('Ana', 'compare', [a, b])], {
+        files: [a, b],
+        preloads: new Map([
+          ['F1', long('first file')],
+          ['F2', long('second file')],
+        ]),
+        budget: { contextWindow: 32_000, reserveForAnswer: 4_000, preloadTokens: 1_200 },
+      }),
+    );
+    const current = textOf(built2.messages.at(-1)!.content);
+    expect(built2.report.preloadedFileIds).toEqual(['F1', 'F2']);
+    expect(current).toContain('<file_data id="F1" name="a.csv" chars="');
+    expect(current).toContain('first file\nrow,value,note');
+    expect(current).toContain('second file\nrow,value,note');
+    expect(built2.report.breakdown.preloads).toBeLessThanOrEqual(1_200);
+  });
+
   test('the newest turns of a 300-message thread survive a small window verbatim', () => {
     const { turns, files, preloads } = makeSyntheticThread(300, 50);
     const small = buildModelMessages(contextInput(turns, { files, preloads, budget: { contextWindow: 16_000, reserveForAnswer: 4_000 } }));
