@@ -75,10 +75,11 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
 
   const flush = async () => {
     if (mode === 'off' || full || diverged) return;
-    let raw = safePrefix(streamed);
+    // Trailing whitespace waits until text follows it: a message never ends in blank lines.
+    let raw = safePrefix(streamed).trimEnd();
     let shown = neutraliseMentions(raw);
     if (shown.length > limit) {
-      raw = cutForMessage(raw, limit);
+      raw = cutForMessage(raw, limit).trimEnd();
       shown = neutraliseMentions(raw);
       full = true;
     }
@@ -167,7 +168,7 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
       return [messageTs!];
     }
     const firstRaw = cutForMessage(text, limit, sentRaw.length);
-    const first = neutraliseMentions(firstRaw);
+    const first = neutraliseMentions(firstRaw.trimEnd());
     if (!first.startsWith(sent)) return undefined;
     await stopStream({ markdown_text: first.slice(sent.length) });
     const rest = formatAnswerForSlack(text.slice(firstRaw.length).trim());
