@@ -101,14 +101,20 @@ function asHeading(content: string): string {
   return plain === '' ? '' : `${BOLD}${plain}${BOLD}`;
 }
 
+/*
+ * Emphasis spans are bounded (SPAN characters) so that a line full of unmatched "**" cannot make each opening marker
+ * scan the rest of the line; longer emphasis is rare and merely keeps its markdown markers.
+ */
+const SPAN = 500;
+
 function convertEmphasis(text: string): string {
   return text
-    .replace(/\*\*\*(?=\S)([^\n]*?\S)\*\*\*/g, `${BOLD}${ITALIC}$1${ITALIC}${BOLD}`)
-    .replace(/\*\*(?=\S)([^\n]*?\S)\*\*/g, `${BOLD}$1${BOLD}`)
-    .replace(/(?<![\p{L}\p{N}_])__(?=\S)([^\n]*?\S)__(?![\p{L}\p{N}_])/gu, `${BOLD}$1${BOLD}`)
-    .replace(/(?<![*\p{L}\p{N}])\*(?=[^\s*])([^*\n]*?[^\s*])?\*(?![*\p{L}\p{N}])/gu, (m) => `${ITALIC}${m.slice(1, -1)}${ITALIC}`)
-    .replace(/(?<![\p{L}\p{N}_])_(?=[^\s_])([^_\n]*?[^\s_])?_(?![\p{L}\p{N}_])/gu, (m) => `${ITALIC}${m.slice(1, -1)}${ITALIC}`)
-    .replace(/~~(?=\S)([^\n]*?\S)~~/g, `${STRIKE}$1${STRIKE}`)
+    .replace(new RegExp(String.raw`\*\*\*(?=\S)([^\n]{0,${SPAN}}?\S)\*\*\*`, 'g'), `${BOLD}${ITALIC}$1${ITALIC}${BOLD}`)
+    .replace(new RegExp(String.raw`\*\*(?=\S)([^\n]{0,${SPAN}}?\S)\*\*`, 'g'), `${BOLD}$1${BOLD}`)
+    .replace(new RegExp(String.raw`(?<![\p{L}\p{N}_])__(?=\S)([^\n]{0,${SPAN}}?\S)__(?![\p{L}\p{N}_])`, 'gu'), `${BOLD}$1${BOLD}`)
+    .replace(new RegExp(String.raw`(?<![*\p{L}\p{N}])\*(?=[^\s*])(?:[^*\n]{0,${SPAN}}?[^\s*])?\*(?![*\p{L}\p{N}])`, 'gu'), (m) => `${ITALIC}${m.slice(1, -1)}${ITALIC}`)
+    .replace(new RegExp(String.raw`(?<![\p{L}\p{N}_])_(?=[^\s_])(?:[^_\n]{0,${SPAN}}?[^\s_])?_(?![\p{L}\p{N}_])`, 'gu'), (m) => `${ITALIC}${m.slice(1, -1)}${ITALIC}`)
+    .replace(new RegExp(String.raw`~~(?=\S)([^\n]{0,${SPAN}}?\S)~~`, 'g'), `${STRIKE}$1${STRIKE}`)
     .replaceAll(BOLD, '*')
     .replaceAll(ITALIC, '_')
     .replaceAll(STRIKE, '~');

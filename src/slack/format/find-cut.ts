@@ -25,8 +25,11 @@ const PATTERNS: Record<CutKind, { regex: RegExp; end: (m: RegExpExecArray) => nu
   word: { regex: /[ \t]+/g, end: (m) => m.index },
 };
 
-/** Spans that should not be cut through: `code`, [links](…), <slack|tokens>, &amp; entities. All single-line. */
-const PROTECTED = /(`+)[^`\n]+?\1|!?\[[^\]\n]*\]\([^)\s]*\)|<[^<>\n]*>|&(?:amp|lt|gt);/g;
+/**
+ * Spans that should not be cut through: `code`, [links](…), <slack|tokens>, &amp; entities. Single-line and of
+ * bounded length, so a line full of stray brackets cannot make the search quadratic.
+ */
+const PROTECTED = /(`{1,3})[^`\n]{1,300}?\1|!?\[[^[\]\n]{0,300}\]\([^)\s]{0,1000}\)|<[^<>\n]{1,1000}>|&(?:amp|lt|gt);/g;
 
 const LOOKAHEAD = 256;
 
@@ -45,7 +48,7 @@ export function findCut(fullText: string, limit: number, rules: CutRules, from =
   const firstContent = text.search(/\S/);
   if (firstContent === -1) return undefined;
   const ranges = rules.protect ? protectedRanges(text, limit) : [];
-  const allowed = (end: number) => end > firstContent && end <= limit && !ranges.some(([s, e]) => s < end && end < e);
+  const allowed = (end: number) => end > firstContent && end <= limit && !isInside(ranges, end);
   for (const floor of [Math.floor(limit / 2), 0]) {
     for (const kind of rules.kinds) {
       const cut = lastSoftCut(text, kind, limit, (end) => end > floor && allowed(end));
@@ -70,6 +73,20 @@ function lastSoftCut(text: string, kind: CutKind, limit: number, allowed: (end: 
     if (m[0].length === 0) re.lastIndex++;
   }
   return best;
+}
+
+/** Whether `at` falls strictly inside one of the sorted, disjoint `ranges` (binary search: there can be thousands). */
+function isInside(ranges: ReadonlyArray<[number, number]>, at: number): boolean {
+  let low = 0;
+  let high = ranges.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    const [start, end] = ranges[mid]!;
+    if (at <= start) high = mid - 1;
+    else if (at >= end) low = mid + 1;
+    else return true;
+  }
+  return false;
 }
 
 function protectedRanges(text: string, limit: number): Array<[number, number]> {

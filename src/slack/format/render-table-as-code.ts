@@ -47,8 +47,8 @@ function toPlainProse(text: string): string {
     .replace(/!?\[([^\]]*)\]\(\s*([^\s)]+)[^)]*\)/g, (_m, label: string, url: string) => (label && label !== url ? `${label} (${url})` : url))
     .replace(/<((?:https?|mailto|tel|ftp|slack):[^|>]+)\|([^>]*)>/g, '$2 ($1)')
     .replace(/<((?:https?|mailto|tel|ftp|slack):[^|>]+)>/g, '$1')
-    .replace(/(\*\*|__|~~)(?=\S)(.*?\S)\1/g, '$2')
-    .replace(/(?<![\p{L}\p{N}*_])([*_])(?=[^\s*_])(.*?[^\s*_])\1(?![\p{L}\p{N}*_])/gu, '$2')
+    .replace(/(\*\*|__|~~)(?=\S)(.{0,1000}?\S)\1/g, '$2')
+    .replace(/(?<![\p{L}\p{N}*_])([*_])(?=[^\s*_])(.{0,1000}?[^\s*_])\1(?![\p{L}\p{N}*_])/gu, '$2')
     .replace(/\\([\\`*_{}[\]()#+\-.!~|])/g, '$1');
   return unescapeMrkdwn(plain);
 }
