@@ -1,10 +1,11 @@
-/** Places to cut text, strongest first. `segment` is a dictionary word boundary (CJK has no spaces to cut at). */
+/** Places to cut text where a reader expects a break, strongest first. */
 export type CutKind = 'paragraph' | 'line' | 'sentence' | 'word';
 
 /** Cut the text at `from` into `slice(from, from + end)` and what starts at `from + resume`; between is whitespace. */
 export interface Cut {
   end: number;
   resume: number;
+  /** `segment`: a dictionary word boundary (CJK has no spaces); `grapheme`: between two characters. */
   kind: CutKind | 'segment' | 'grapheme';
 }
 

@@ -122,6 +122,7 @@ function cutWithin(
   }
   const chunks: string[] = [];
   while (offset < body.length) {
+    offset = skipDeepIndent(body, offset, rest.limit);
     if (body.length - offset <= rest.limit) {
       chunks.push(wrap(body.slice(offset).trimEnd()));
       break;
@@ -132,6 +133,14 @@ function cutWithin(
     offset = nextStart(body, offset + cut.resume, cut.kind);
   }
   return { fill, chunks };
+}
+
+/** Indentation that would fill half a piece is dropped: keeping it could leave no room for the line itself. */
+function skipDeepIndent(body: string, at: number, limit: number): number {
+  const spaces = /[ \t]*/y;
+  spaces.lastIndex = at;
+  spaces.exec(body);
+  return spaces.lastIndex - at >= limit / 2 ? spaces.lastIndex : at;
 }
 
 /**

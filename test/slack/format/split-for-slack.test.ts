@@ -132,3 +132,10 @@ describe('splitForSlack: scripts and characters', () => {
     expect(splitForSlack('one two\r\n\r\nthree\r\nfour', 12)).toEqual(['one two', 'three\nfour']);
   });
 });
+
+describe('splitForSlack: odd layouts', () => {
+  it('drops indentation that would not leave room for the line itself', () => {
+    const code = '```\nstart\n' + ' '.repeat(60) + 'deeply indented line\n```';
+    expect(splitForSlack(code, 40)).toEqual(['```\nstart\n```', '```\ndeeply indented line\n```']);
+  });
+});
