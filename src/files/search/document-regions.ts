@@ -58,8 +58,8 @@ function regionsFromSegments(text: string, segments: TextSegment[]): TextRegion[
       region.start += markerLength(text, start, end);
     }
     if (pending) {
-      // Only sections merge: a page or a slide is a citation of its own.
-      regions.push({ ...pending, end });
+      // Only sections merge: a page or a slide is a citation of its own. The section with the content names it.
+      regions.push({ ...region, start: pending.start });
       pending = undefined;
       continue;
     }
@@ -86,6 +86,7 @@ function regionsFromHeadings(document: ExtractedDocument): TextRegion[] {
     // A heading directly followed by a subheading joins it, as with sections above.
     if (previous && previous.location !== 'beginning' && isHeadingOnly(document.text, previous.start, previous.end)) {
       previous.end = end;
+      previous.location = `§ ${shorten(heading.title)}`;
       return;
     }
     regions.push({ start: heading.offset, end, location: `§ ${shorten(heading.title)}` });

@@ -57,7 +57,7 @@ describe('chunkDocument', () => {
     ]);
     const [first, ...rest] = chunkDocument(document);
     expect(rest).toEqual([]);
-    expect(first!.location).toBe('§ Results');
+    expect(first!.location).toBe('§ Revenue');
     expect(first!.text).toMatch(/^# Results\s+# Revenue/);
   });
 
