@@ -15,7 +15,8 @@ export interface Fence {
 }
 
 const OPENING = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
-const CLOSING = /^[ \t]*(`{3,}|~{3,})[ \t]*$/;
+// A trailing "\r" is allowed so callers that keep Windows newlines still see where fences close.
+const CLOSING = /^[ \t]*(`{3,}|~{3,})[ \t\r]*$/;
 
 /**
  * Every fenced code block in `text`, in order. Indentation is accepted at any depth (not CommonMark's three spaces)

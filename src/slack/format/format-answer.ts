@@ -1,6 +1,7 @@
 import type { types } from '@slack/bolt';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn';
 import { neutraliseMentions, type NeutraliseOptions } from './neutralise-mentions';
+import { normaliseNewlines } from './normalise-newlines';
 import { FALLBACK_TEXT_CHARS, MARKDOWN_CHARS_PER_MESSAGE } from './slack-limits';
 import { splitForSlack } from './split-for-slack';
 
@@ -22,7 +23,7 @@ export interface FormatAnswerOptions extends NeutraliseOptions {
 export function formatAnswerForSlack(markdown: string, options: FormatAnswerOptions = {}): SlackMessage[] {
   const maxChars = Math.min(options.maxCharsPerMessage ?? MARKDOWN_CHARS_PER_MESSAGE, MARKDOWN_CHARS_PER_MESSAGE);
   // Neutralise before splitting: escaping makes the text longer, and the limit applies to what is sent.
-  const safe = neutraliseMentions(markdown, options);
+  const safe = neutraliseMentions(normaliseNewlines(markdown), options);
   return splitForSlack(safe, maxChars).map((piece) => ({
     text: toFallbackText(piece),
     blocks: [{ type: 'markdown', text: piece }],

@@ -106,6 +106,10 @@ describe('neutraliseMentions: code', () => {
     expect(out).not.toMatch(PING_TOKEN);
   });
 
+  it('sees fences close with Windows newlines too, so prose after them is still neutralised', () => {
+    expect(neutraliseMentions('```\r\ncode\r\n```\r\nthen <!here>')).toBe('```\r\ncode\r\n```\r\nthen @\u200bhere');
+  });
+
   it('treats an unclosed fence as code to the end, like a markdown renderer would', () => {
     expect(neutraliseMentions('text\n```\na < b')).toBe('text\n```\na < b');
   });
