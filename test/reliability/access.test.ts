@@ -1,0 +1,61 @@
+/**
+ * Who may ask, and how often: channel and user allowlists (ALLOWED_CHANNELS, ALLOWED_USERS) and the per-user rate
+ * limit (USER_RATE_LIMIT_PER_MINUTE), each answered with a polite note only the asker sees.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ANA, BEN, CHANNEL, startHarness, type Harness } from '../support/harness';
+
+const EVE = 'U0EVE';
+const RANDOM = 'C0RANDOM';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ env: { ALLOWED_CHANNELS: CHANNEL, ALLOWED_USERS: `${ANA},${BEN}`, USER_RATE_LIMIT_PER_MINUTE: '2' } });
+  h.slack.addUser({ id: EVE, name: 'eve', displayName: 'Eve' });
+  h.slack.addChannel({ id: RANDOM, name: 'random' });
+});
+afterAll(() => h.close());
+beforeEach(() => {
+  h.slack.reset();
+  h.model.reset();
+  h.model.setDefault({ text: 'Answered.' });
+});
+
+const ephemeralsTo = (user: string) => h.slack.ephemerals.filter((e) => e.user === user).map((e) => e.text ?? '');
+
+describe('access', () => {
+  it('refuses politely in a channel that is not on the allowlist, and does no work there', async () => {
+    const { ts } = await h.mention({ channel: RANDOM, user: ANA, text: `<@${h.slack.botUserId}> hello from #random` });
+    await h.slack.waitFor(() => ephemeralsTo(ANA).length === 1);
+    expect(ephemeralsTo(ANA)[0]).toMatch(/^Sorry, I’m not set up to answer in this channel\./);
+    expect(h.slack.ephemerals[0]).toMatchObject({ channel: RANDOM });
+    expect(h.model.requests).toHaveLength(0);
+    expect(h.slack.botMessages(RANDOM, ts)).toHaveLength(0);
+  });
+
+  it('refuses politely someone who is not on the user allowlist', async () => {
+    const { ts } = await h.mention({ user: EVE, text: `<@${h.slack.botUserId}> can I ask too?` });
+    await h.slack.waitFor(() => ephemeralsTo(EVE).length === 1);
+    expect(ephemeralsTo(EVE)[0]).toMatch(/^Sorry, I can only answer people on my access list\./);
+    expect(h.model.requests).toHaveLength(0);
+    expect(h.slack.botMessages(CHANNEL, ts)).toHaveLength(0);
+  });
+
+  it('answers a user up to the rate limit, then tells them plainly to wait a minute', async () => {
+    const asked = [];
+    for (const n of [1, 2]) {
+      const { ts } = await h.mention({ user: BEN, text: `<@${h.slack.botUserId}> question ${n}` });
+      asked.push(ts);
+      await h.answers(CHANNEL, ts);
+    }
+    const { ts: third } = await h.mention({ user: BEN, text: `<@${h.slack.botUserId}> question 3` });
+    await h.slack.waitFor(() => ephemeralsTo(BEN).length === 1);
+    expect(ephemeralsTo(BEN)[0]).toBe('You’ve asked me 2 questions in the last minute, which is my limit. Give me a minute and ask again.');
+    expect(h.slack.ephemerals.find((e) => e.user === BEN)).toMatchObject({ thread_ts: undefined });
+    expect(h.model.requests).toHaveLength(2);
+    expect(h.slack.botMessages(CHANNEL, third)).toHaveLength(0);
+    // Someone else is not limited by Ben's questions.
+    const { ts: anas } = await h.mention({ user: ANA, text: `<@${h.slack.botUserId}> my turn` });
+    expect(await h.answers(CHANNEL, anas)).toEqual(['Answered.']);
+  });
+});
