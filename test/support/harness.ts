@@ -135,10 +135,10 @@ export async function startHarness(options: { env?: Record<string, string>; star
   return harness;
 }
 
-type Posted = { text?: string; blocks?: unknown[]; metadata?: { event_type?: string } };
+type Posted = { text?: string; blocks?: unknown[]; metadata?: unknown };
 
 function isAnswer(message: Posted): boolean {
-  const type = message.metadata?.event_type;
+  const type = (message.metadata as { event_type?: string } | undefined)?.event_type;
   return type !== 'threadwise_status' && type !== 'threadwise_question';
 }
 
