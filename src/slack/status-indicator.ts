@@ -31,6 +31,8 @@ export interface StatusOptions {
   onStatusMessage?: (ts: string | null) => Promise<void> | void;
   /** At most one edit of the status message per this many ms (Slack allows about one update a second). */
   editIntervalMs?: number;
+  /** Slack drops a native status after two minutes without a message; a long step re-sends it this often. */
+  refreshMs?: number;
 }
 
 /**
@@ -51,6 +53,8 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
   const queue: Array<{ status: string; loadingMessages?: string[] }> = [];
   let draining: Promise<void> | undefined;
   let wakeEarly: (() => void) | undefined;
+  let latest: { status: string; loadingMessages?: string[] } | undefined;
+  let refresh: NodeJS.Timeout | undefined;
 
   const statusBlocks = (status: string) => [
     { type: 'context', elements: [{ type: 'mrkdwn', text: `_${status}_` }] },
@@ -148,12 +152,20 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
   return {
     set(status, loadingMessages) {
       if (cleared) return Promise.resolve();
+      latest = { status, loadingMessages };
+      refresh ??= setInterval(() => {
+        if (mode === 'native' && latest && queue.length === 0 && !cleared) {
+          queue.push(latest);
+          draining ??= drain();
+        }
+      }, options.refreshMs ?? 90_000).unref();
       queue.push({ status, loadingMessages });
       draining ??= drain();
       return draining;
     },
     async clear() {
       cleared = true;
+      if (refresh) clearInterval(refresh);
       queue.length = 0;
       wakeEarly?.();
       await draining;

@@ -6,6 +6,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
 import { findActiveRunByMessage, listThreadRuns } from '../../src/store/run-store';
 import { findThread } from '../../src/store/thread-store';
+import { WebClient } from '@slack/web-api';
+import { createStatusIndicator } from '../../src/slack/status-indicator';
+import { createLogger } from '../../src/logging/logger';
 
 let h: Harness;
 beforeAll(async () => {
@@ -77,5 +80,43 @@ describe('where Slack refuses the native status', () => {
     expect(h.slack.botMessages(CHANNEL, ts).map((m) => m.ts)).not.toContain(statusTs);
     const thread = await findThread(h.database.db, CHANNEL, ts);
     await expect.poll(async () => (await listThreadRuns(h.database.db, thread!.id))[0]!.statusMessageTs).toBeNull();
+  });
+});
+
+describe('the status indicator on its own', () => {
+  const indicatorFor = (threadTs: string, refreshMs?: number) =>
+    createStatusIndicator(
+      new WebClient(h.slack.botToken, { slackApiUrl: h.slack.apiUrl, retryConfig: { retries: 0 } }),
+      { channel: CHANNEL, threadTs, triggerTs: threadTs },
+      { logger: createLogger({ level: 'error', write: () => {} }), refreshMs },
+    );
+
+  it('applies a burst of statuses in the order they were set', async () => {
+    const status = indicatorFor('1700000500.000100');
+    const sets = ['one…', 'two…', 'three…', 'four…'].map((step) => status.set(step));
+    await sets.at(-1);
+    await status.clear();
+    expect(h.slack.statuses(CHANNEL, '1700000500.000100')).toEqual(['one…', 'two…', 'three…', 'four…', '']);
+  });
+
+  it('clears last, even in the middle of a burst: statuses still waiting are dropped, none lands after the clear', async () => {
+    const status = indicatorFor('1700000550.000100');
+    for (const step of ['one…', 'two…', 'three…', 'four…']) void status.set(step);
+    await status.clear();
+    void status.set('too late…');
+    const sent = h.slack.statuses(CHANNEL, '1700000550.000100');
+    expect(sent.at(-1)).toBe('');
+    expect(sent.slice(0, -1)).toEqual(['one…', 'two…', 'three…', 'four…'].slice(0, sent.length - 1));
+    expect(h.slack.callsTo('assistant.threads.setStatus').filter((call) => call.body.status === 'too late…')).toHaveLength(0);
+  });
+
+  it('re-sends the native status during a long step, since Slack drops it after two minutes', async () => {
+    const status = indicatorFor('1700000600.000100', 50);
+    await status.set('reading big.pdf…');
+    await h.slack.waitFor((fake) => fake.statuses(CHANNEL, '1700000600.000100').length >= 3);
+    await status.clear();
+    const sent = h.slack.statuses(CHANNEL, '1700000600.000100');
+    expect(sent.at(-1)).toBe('');
+    expect(new Set(sent.slice(0, -1))).toEqual(new Set(['reading big.pdf…']));
   });
 });
