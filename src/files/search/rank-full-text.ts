@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../store/db';
 import type { QueryTerms } from './query-terms';
 import { STEMMED_CONFIGS } from './text-search-language';
@@ -34,8 +34,18 @@ export async function rankByFullText(
   limit: number,
 ): Promise<RankedChunk[]> {
   if (contentHashes.length === 0 || (terms.words.length === 0 && terms.bigrams.length === 0)) return [];
+  const result = await db.execute(rankingQuery(contentHashes, terms, limit));
+  return rowsOf<{ id: number | string; score: number | string }>(result).map((row) => ({
+    id: Number(row.id),
+    score: Number(row.score),
+  }));
+}
+
+/** The ranking statement on its own, so it can be explained (EXPLAIN ANALYZE) as well as run. */
+export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: number): SQL {
   const configs = JSON.stringify(['simple', ...STEMMED_CONFIGS]);
-  const result = await db.execute(sql`
+  const hashes = toArrayLiteral(contentHashes);
+  return sql`
     with words as (
       select w.ord::int as term, w.word
       from jsonb_array_elements_text(${JSON.stringify(terms.words)}::jsonb) with ordinality as w(word, ord)
@@ -55,25 +65,38 @@ export async function rankByFullText(
     queries as (
       select
         (select string_agg(${QUOTED_LEXEME}, ' | ') from alternatives where not cjk)::tsquery as words,
-        (select string_agg(${QUOTED_LEXEME}, ' | ') from alternatives where cjk)::tsquery as grams
+        (select string_agg(${QUOTED_LEXEME}, ' | ') from alternatives where cjk)::tsquery as grams,
+        (select array_agg(lexeme) from alternatives where not cjk) as word_lexemes,
+        (select array_agg(lexeme) from alternatives where cjk) as gram_lexemes
     ),
-    scope as (
-      select id, tsv, cjk_tsv, tokens from chunks where content_hash = any(${toArrayLiteral(contentHashes)}::text[])
+    -- The GIN indexes find the matching chunks; only those are unnested.
+    matched_words as (
+      select id, tokens, tsv from chunks
+      where content_hash = any(${hashes}::text[]) and tsv @@ (select words from queries)
+    ),
+    matched_grams as (
+      select id, tokens, cjk_tsv from chunks
+      where content_hash = any(${hashes}::text[]) and cjk_tsv @@ (select grams from queries)
     ),
     stats as (
-      select count(*)::float8 as n, greatest(avg(tokens), 1)::float8 as avg_tokens from scope
+      select count(*)::float8 as n, greatest(avg(tokens), 1)::float8 as avg_tokens
+      from chunks where content_hash = any(${hashes}::text[])
     ),
     frequencies as (
-      select s.id, s.tokens, a.term, a.cjk, max(cardinality(u.positions))::float8 as tf
-      from scope s
+      -- Only the query's lexemes of each chunk: marked with weight A, then filtered on it (there is no "keep these").
+      select m.id, m.tokens, a.term, a.cjk, max(cardinality(u.positions))::float8 as tf
+      from matched_words m
       cross join queries q
-      cross join lateral (
-        select lexeme, positions from unnest(s.tsv) where q.words is not null and s.tsv @@ q.words
-        union all
-        select lexeme, positions from unnest(s.cjk_tsv) where q.grams is not null and s.cjk_tsv @@ q.grams
-      ) as u
-      join alternatives a on a.lexeme = u.lexeme
-      group by s.id, s.tokens, a.term, a.cjk
+      cross join lateral unnest(ts_filter(setweight(m.tsv, 'A', q.word_lexemes), '{a}')) as u
+      join alternatives a on a.lexeme = u.lexeme and not a.cjk
+      group by m.id, m.tokens, a.term, a.cjk
+      union all
+      select m.id, m.tokens, a.term, a.cjk, max(cardinality(u.positions))::float8
+      from matched_grams m
+      cross join queries q
+      cross join lateral unnest(ts_filter(setweight(m.cjk_tsv, 'A', q.gram_lexemes), '{a}')) as u
+      join alternatives a on a.lexeme = u.lexeme and a.cjk
+      group by m.id, m.tokens, a.term, a.cjk
     ),
     weighted as (
       select f.*, count(*) over (partition by f.term)::float8 as df from frequencies f
@@ -87,11 +110,7 @@ export async function rankByFullText(
     group by w.id
     order by score desc, w.id
     limit ${limit}
-  `);
-  return rowsOf<{ id: number | string; score: number | string }>(result).map((row) => ({
-    id: Number(row.id),
-    score: Number(row.score),
-  }));
+  `;
 }
 
 /** A number written into the SQL: as a parameter its type would be guessed as integer. */

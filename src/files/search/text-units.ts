@@ -24,18 +24,27 @@ const SENTENCE_END = /[.!?;:。！？；]["')\]»”’]?$/u;
 
 export type TokenCounter = (text: string) => number;
 
-/** Memoises a token counter: the same words recur throughout a document. */
+/**
+ * Memoises a token counter. Words recur within a document and across documents, so one cache serves the process;
+ * it is cleared when full rather than kept exact, which costs a few recounts and no bookkeeping.
+ */
 export function cachedCounter(count: TokenCounter): TokenCounter {
-  const cache = new Map<string, number>();
+  let cache = caches.get(count);
+  if (!cache) caches.set(count, (cache = new Map()));
+  const memo = cache;
   return (text) => {
-    let tokens = cache.get(text);
+    let tokens = memo.get(text);
     if (tokens === undefined) {
       tokens = count(text);
-      if (cache.size < 200_000) cache.set(text, tokens);
+      if (memo.size >= MAX_CACHED_UNITS) memo.clear();
+      memo.set(text, tokens);
     }
     return tokens;
   };
 }
+
+const MAX_CACHED_UNITS = 200_000;
+const caches = new WeakMap<TokenCounter, Map<string, number>>();
 
 export function splitIntoUnits(text: string, start: number, end: number, count: TokenCounter): TextUnit[] {
   const units: TextUnit[] = [];
