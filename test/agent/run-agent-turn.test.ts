@@ -189,6 +189,15 @@ describe('caps', () => {
   });
 });
 
+describe('an answer cut off by the model’s output limit', () => {
+  it('is posted with a note saying so', async () => {
+    fake.enqueue({ text: 'The three causes are: first, the', finishReason: 'length' });
+    const { input } = loopInput({ model: fakeModel(fake), tools: [lookupTool({}).tool] });
+    const result = await runAgentTurn(input);
+    expect(result).toMatchObject({ stop: 'answered', answer: 'The three causes are: first, the', note: 'The answer was cut off at the model’s output limit.' });
+  });
+});
+
 describe('cancelling', () => {
   it('stops a running tool and ends the turn as cancelled', async () => {
     const controller = new AbortController();

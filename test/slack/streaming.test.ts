@@ -4,7 +4,10 @@
  * posted and edited. Past one message's limit the answer continues in new messages.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WebClient } from '@slack/web-api';
 import { ANA, CHANNEL, startHarness, textOf, type Harness } from '../support/harness';
+import { createAnswerWriter } from '../../src/slack/answer-writer';
+import { createLogger } from '../../src/logging/logger';
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,8 +26,8 @@ const streamText = (body: Record<string, unknown>) => (typeof body.markdown_text
 function scriptThreeParts() {
   h.model.enqueue(
     { text: 'Let me load the jira skill.', toolCalls: [{ name: 'load_skill', arguments: { name: 'jira' } }] },
-    { delayMs: 1_200, then: { text: 'Now the notion one, to compare.', toolCalls: [{ name: 'load_skill', arguments: { name: 'notion' } }] } },
-    { delayMs: 1_200, then: { text: 'Use **Jira** for bugs and Notion for specs.' } },
+    { delayMs: 1_800, then: { text: 'Now the notion one, to compare.', toolCalls: [{ name: 'load_skill', arguments: { name: 'notion' } }] } },
+    { delayMs: 1_800, then: { text: 'Use **Jira** for bugs and Notion for specs.' } },
   );
   return 'Let me load the jira skill.\n\nNow the notion one, to compare.\n\nUse **Jira** for bugs and Notion for specs.';
 }
@@ -70,10 +73,23 @@ describe('streaming', () => {
     expect(h.slack.botMessages(CHANNEL, ts)).toHaveLength(1);
   });
 
+  it('shows only the retried answer when the model drops its stream half-way', async () => {
+    h.model.enqueue({ text: 'Revenue in Q3 was four point two million', disconnectAfterChunks: 3 }, { text: 'Revenue in Q3 was 4.2 M€.' });
+    const { ts } = await mention('q3 revenue?');
+    expect(await h.answers(CHANNEL, ts)).toEqual(['Revenue in Q3 was 4.2 M€.']);
+    expect(h.model.requests).toHaveLength(2);
+    // Whether or not the dropped text had been shown, nothing of it is left in the thread.
+    expect(JSON.stringify(h.slack.botMessages(CHANNEL, ts))).not.toContain('four point two');
+  });
+
   it('continues a long answer in new messages, each within Slack’s limits, the buttons under the last', async () => {
     const paragraphs = Array.from({ length: 60 }, (_, i) => `Paragraph ${i + 1}: ${'the quarterly figures are explained in detail here. '.repeat(8).trim()}`);
     const long = paragraphs.join('\n\n');
-    h.model.enqueue({ text: long });
+    // A preamble and a pause first, so the stream is open when the long text arrives.
+    h.model.enqueue(
+      { text: 'Let me read the skill first.', toolCalls: [{ name: 'load_skill', arguments: { name: 'slack' } }] },
+      { delayMs: 2_000, then: { text: long } },
+    );
     const { ts } = await mention('explain everything');
     await h.answers(CHANNEL, ts);
     await h.slack.waitFor((fake) => JSON.stringify(fake.botMessages(CHANNEL, ts).at(-1)?.blocks ?? []).includes('feedback_buttons'));
@@ -83,8 +99,38 @@ describe('streaming', () => {
     const texts = messages.map((m) => textOf(m as never));
     expect(texts.every((text) => text.length <= 12_000)).toBe(true);
     // Cut between paragraphs: every paragraph arrives whole, in order.
-    expect(texts.join('\n\n')).toBe(long);
+    expect(texts.join('\n\n')).toBe(`Let me read the skill first.\n\n${long}`);
     expect(messages.slice(0, -1).every((m) => !JSON.stringify(m.blocks ?? []).includes('feedback_buttons'))).toBe(true);
     expect(h.slack.callsTo('chat.stopStream')).toHaveLength(1);
+  });
+});
+
+describe('the answer writer on its own', () => {
+  const writerFor = (threadTs: string) =>
+    createAnswerWriter(
+      new WebClient(h.slack.botToken, { slackApiUrl: h.slack.apiUrl, retryConfig: { retries: 0 } }),
+      { channel: 'D0ANA', threadTs },
+      { stream: true, logger: createLogger({ level: 'error', write: () => {} }), flushIntervalMs: 10 },
+    );
+
+  it('replaces text that was shown and then voided (a retried model call) with the final answer', async () => {
+    h.slack.addChannel({ id: 'D0ANA', name: 'ana', isIm: true });
+    const question = h.slack.addMessage('D0ANA', { user: ANA, text: 'q3 revenue?' });
+    const writer = writerFor(question.ts);
+    writer.append('Let me check.');
+    writer.breakParagraph();
+    writer.append('Revenue in Q3 was four point');
+    await h.slack.waitFor((fake) => fake.callsTo('chat.appendStream').length > 0 || (fake.botMessages('D0ANA', question.ts)[0]?.text ?? '').includes('four'));
+    writer.discardSinceBreak();
+    writer.append('Revenue in Q3 was 4.2 M€.');
+
+    const [ts] = await writer.finish('Revenue in Q3 was 4.2 M€.', { runId: 7 });
+
+    const [message] = h.slack.botMessages('D0ANA', question.ts);
+    expect(message!.ts).toBe(ts);
+    expect(textOf(message as never)).toBe('Let me check.\n\nRevenue in Q3 was 4.2 M€.');
+    expect(JSON.stringify(message!.blocks)).toContain('feedback_7');
+    // In a DM no recipient is needed.
+    expect(h.slack.callsTo('chat.startStream')[0]!.body.recipient_user_id).toBeUndefined();
   });
 });
