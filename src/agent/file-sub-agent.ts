@@ -5,11 +5,11 @@
  * what each batch yielded (reduce). A file small enough is read whole. Every model call and search is reported
  * through `recordStep`, so the run's totals include what the reader cost.
  */
-import { countTokens } from 'gpt-tokenizer';
 import { createSlots, type Slots } from '../files/extract/slots';
 import { mapConcurrently } from '../files/map-concurrently';
 import { gatherPassages, openingPassages, wholeDocumentPassages, type Passage } from '../files/search/gather-passages';
 import { packPassages } from '../files/search/pack-passages';
+import { tokenCounterFor } from '../files/search/text-units';
 import type { ExtractedDocument, ThreadFile } from '../files/types';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
 import {
@@ -86,7 +86,8 @@ async function readAndAnswer(reader: Reader, fileId: string, question: string, s
   const file = reader.files.get(fileId);
   const budget = createBudget(reader, file, signal);
   const document = await budget.tool('read_file', () => reader.files.readText(file.id, signal));
-  const whole = fitsWhole(document, reader.limits.wholeFileTokens);
+  const countTokens = tokenCounterFor(reader.model.name);
+  const whole = fitsWhole(document, reader.limits.wholeFileTokens, countTokens);
   let passages: Passage[];
   if (whole) {
     passages = wholeDocumentPassages(document);
@@ -127,7 +128,7 @@ async function planQueries(budget: Budget, file: ThreadFile, document: Extracted
   return parseQueries(await budget.call(planPrompt(file, document, question)));
 }
 
-function fitsWhole(document: ExtractedDocument, maxTokens: number): boolean {
+function fitsWhole(document: ExtractedDocument, maxTokens: number, countTokens: (text: string) => number): boolean {
   // Counting tokens of a 5 MB text costs more than it tells: past ~3 characters a token it cannot fit.
   if (document.text.length > maxTokens * 6) return false;
   return countTokens(document.text) <= maxTokens;

@@ -1,7 +1,6 @@
-import { countTokens } from 'gpt-tokenizer';
 import type { ExtractedDocument } from '../types';
 import { listRegions, type TextRegion } from './document-regions';
-import { BREAK, cachedCounter, splitIntoUnits, sumTokens, type TextUnit, type TokenCounter } from './text-units';
+import { BREAK, cachedCounter, splitIntoUnits, sumTokens, tokenCounterFor, type TextUnit, type TokenCounter } from './text-units';
 
 /** One passage of a document as it is stored for search. Offsets point into ExtractedDocument.text. */
 export interface DocumentChunk {
@@ -21,11 +20,14 @@ export interface ChunkOptions {
   maxTokens?: number;
   /** Tokens repeated from the end of the previous chunk of the same region, so a sentence cut in two is found. */
   overlapTokens?: number;
-  /** Token count of a piece of text; o200k (GPT-4o and later) by default. */
+  /** Chat model whose tokenizer sizes the chunks (o200k for current models). */
+  model?: string;
+  /** Token count of a piece of text; the model's tokenizer by default. */
   countTokens?: TokenCounter;
 }
 
 const DEFAULTS = { targetTokens: 400, maxTokens: 512, overlapTokens: 50 };
+type Settings = typeof DEFAULTS;
 
 /**
  * Cuts a document into search chunks that follow its structure: never across a page, slide or sheet, preferring to
@@ -33,8 +35,12 @@ const DEFAULTS = { targetTokens: 400, maxTokens: 512, overlapTokens: 50 };
  * produce identical rows and the unique (content_hash, ordinal) key can settle the race.
  */
 export function chunkDocument(document: ExtractedDocument, options: ChunkOptions = {}): DocumentChunk[] {
-  const settings = { ...DEFAULTS, ...options };
-  const count = cachedCounter(options.countTokens ?? countTokens);
+  const settings: Settings = {
+    targetTokens: options.targetTokens ?? DEFAULTS.targetTokens,
+    maxTokens: options.maxTokens ?? DEFAULTS.maxTokens,
+    overlapTokens: options.overlapTokens ?? DEFAULTS.overlapTokens,
+  };
+  const count = cachedCounter(options.countTokens ?? tokenCounterFor(options.model));
   const lineAt = createLineLocator(document.text);
   const chunks: DocumentChunk[] = [];
   for (const region of listRegions(document)) {
@@ -58,7 +64,7 @@ export function chunkDocument(document: ExtractedDocument, options: ChunkOptions
 }
 
 /** Unit ranges [from, to) of the chunks of one region. */
-function planCuts(units: TextUnit[], settings: typeof DEFAULTS): Array<[number, number]> {
+function planCuts(units: TextUnit[], settings: Settings): Array<[number, number]> {
   const total = sumTokens(units, 0, units.length);
   if (total <= settings.maxTokens) return units.length > 0 ? [[0, units.length]] : [];
   // Even parts, so a region of 530 tokens becomes two of ~290 rather than 400 + a scrap of 130.

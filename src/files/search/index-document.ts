@@ -11,7 +11,7 @@ import { chooseChunkConfig, guessTextSearchLanguage, type TextSearchConfig } fro
 export interface IndexOptions {
   /** When set (OPENAI_EMBEDDING_MODEL), chunks are embedded once and the vectors kept beside them. */
   embedder?: Embedder;
-  /** Chat model whose tokenizer sizes the chunks; informational for now (chunks use o200k, GPT-4o and later). */
+  /** Chat model whose tokenizer sizes the chunks (o200k for current models, cl100k for older ones). */
   model?: string;
   chunking?: ChunkOptions;
   signal?: AbortSignal;
@@ -54,7 +54,7 @@ export async function indexDocument(
   if (row.indexedAt) {
     count = await countChunks(db, contentHash);
   } else {
-    const pieces = chunkDocument(document, options.chunking);
+    const pieces = chunkDocument(document, { model: options.model, ...options.chunking });
     await insertChunks(db, contentHash, pieces, detectDocumentConfig(document.text), options.signal);
     await db
       .update(documents)

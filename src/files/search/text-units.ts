@@ -3,6 +3,7 @@
  * its token count and how good a place the end of the unit is to end a chunk. Chunking then works on units and
  * never needs to tokenize a candidate chunk twice.
  */
+import { loadEncoding, selectEncoding, type EncodingName } from '../../context/tokenizer';
 
 /** Where a chunk may end, best first: paragraph, line, sentence, word; 0 inside a run with no space. */
 export const BREAK = { paragraph: 4, line: 3, sentence: 2, word: 1, none: 0 } as const;
@@ -23,6 +24,22 @@ const UNIT = /\s*(?:[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Scri
 const SENTENCE_END = /[.!?;:。！？；]["')\]»”’]?$/u;
 
 export type TokenCounter = (text: string) => number;
+
+// Documents may contain "<|endoftext|>" and the like; as text they are counted, not refused (gpt-tokenizer's default).
+const AS_PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+const modelCounters = new Map<EncodingName, TokenCounter>();
+
+/** Counts tokens the way the given chat model does (o200k for current models, cl100k for older ones). */
+export function tokenCounterFor(model = 'gpt-4o'): TokenCounter {
+  const name = selectEncoding(model);
+  let counter = modelCounters.get(name);
+  if (!counter) {
+    const encoding = loadEncoding(name);
+    counter = (text) => encoding.countTokens(text, AS_PLAIN_TEXT);
+    modelCounters.set(name, counter);
+  }
+  return counter;
+}
 
 /**
  * Memoises a token counter. Words recur within a document and across documents, so one cache serves the process;

@@ -93,6 +93,11 @@ describe('chunkDocument', () => {
     expect(chunks.every((c) => c.tokens <= 512)).toBe(true);
   });
 
+  it('counts special-token look-alikes in a document as plain text', () => {
+    const [chunk] = chunkDocument(plainDocument('A prompt log: <|endoftext|> then <|im_start|>user'));
+    expect(chunk!.tokens).toBeGreaterThan(5);
+  });
+
   it('is deterministic, so two replicas write identical rows', () => {
     const document = pagedDocument([filler('determinism', 80), filler('replicas', 40)]);
     expect(chunkDocument(document)).toEqual(chunkDocument(document));
