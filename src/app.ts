@@ -21,6 +21,7 @@ import { pruneDedupeRecords } from './store/event-store';
 import { createThreadFilesService } from './files/thread-files-service';
 import { createDocumentExtractor } from './files/extract';
 import { createDefaultTools } from './tools';
+import { countTokens } from './context';
 
 export interface StartOptions {
   logger?: Logger;
@@ -173,6 +174,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     await new Promise<void>((resolve) => healthServer!.listen(config.slack.port, resolve));
     port = (healthServer.address() as { port: number }).port;
   }
+  // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
+  // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
+  countTokens('threadwise', model.name);
   worker.start();
   // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
   const pruning = setInterval(() => {

@@ -61,31 +61,35 @@ const ENQUEUE_ATTEMPTS = 5;
  */
 export async function claimNextRun(db: Database, owner: string, leaseMs: number): Promise<RunRow | undefined> {
   try {
-    const result = await db.execute(sql`
-      update runs set
-        status = 'running',
-        lease_owner = ${owner},
-        lease_expires_at = now() + make_interval(secs => ${leaseMs / 1000}),
-        attempts = attempts + 1,
-        started_at = coalesce(started_at, now())
-      where id = (
-        select r.id from runs r
-        where (r.status = 'pending' or (r.status = 'running' and r.lease_expires_at < now()))
-          and not exists (
-            select 1 from runs o
-            where o.thread_id = r.thread_id and o.id <> r.id and o.status = 'running' and o.lease_expires_at >= now()
-          )
-          and not exists (
-            select 1 from runs earlier
-            where earlier.thread_id = r.thread_id and earlier.id < r.id and earlier.status = 'running'
-          )
-        order by r.id
-        limit 1
-        for update skip locked
+    // One statement, returning the row as claimed: reading it back afterwards could see a later claimer's update.
+    const [claimed] = await db
+      .update(runs)
+      .set({
+        status: 'running',
+        leaseOwner: owner,
+        leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
+        attempts: sql`${runs.attempts} + 1`,
+        startedAt: sql`coalesce(${runs.startedAt}, now())`,
+      })
+      .where(
+        sql`${runs.id} = (
+          select r.id from runs r
+          where (r.status = 'pending' or (r.status = 'running' and r.lease_expires_at < now()))
+            and not exists (
+              select 1 from runs o
+              where o.thread_id = r.thread_id and o.id <> r.id and o.status = 'running' and o.lease_expires_at >= now()
+            )
+            and not exists (
+              select 1 from runs earlier
+              where earlier.thread_id = r.thread_id and earlier.id < r.id and earlier.status = 'running'
+            )
+          order by r.id
+          limit 1
+          for update skip locked
+        )`,
       )
-      returning id`);
-    const [row] = rowsOf<{ id: number | string }>(result);
-    return row ? getRun(db, Number(row.id)) : undefined;
+      .returning();
+    return claimed;
   } catch (error) {
     if (isUniqueViolation(error)) return undefined; // another replica started this thread's run first
     throw error;
