@@ -24,7 +24,7 @@ export async function startHoldingProxy(targetOrigin: string): Promise<HoldingPr
     const headers = Object.fromEntries(
       Object.entries(req.headers).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[0] !== 'host' && entry[0] !== 'content-length'),
     );
-    const reply = await fetch(`${targetOrigin}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : body });
+    const reply = await fetch(`${targetOrigin}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : new Uint8Array(body) });
     const replyBody = Buffer.from(await reply.arrayBuffer());
     if (marker && body.toString('utf8').includes(marker)) {
       hanging.push(res);
