@@ -41,6 +41,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
   let timer: NodeJS.Timeout | undefined;
   let claiming: Promise<void> | undefined;
   let wakeAgain = false;
+  let claimFailures = 0;
 
   const claimLoop = (): Promise<void> => {
     if (claiming) {
@@ -53,12 +54,21 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
           wakeAgain = false;
           while (!stopping && running.size < options.concurrency) {
             const run = await claimNextRun(options.db, options.owner, options.leaseMs);
+            if (claimFailures > 0) options.logger.info('claiming runs works again', { failedPolls: claimFailures });
+            claimFailures = 0;
             if (!run) break;
             begin(run);
           }
         } while (wakeAgain && !stopping);
       } catch (error) {
-        options.logger.warn('could not claim runs; will retry', { owner: options.owner, retryInMs: options.pollMs, error });
+        // Once per outage at warn, not once per poll: a database that is down for minutes must not flood the log.
+        claimFailures += 1;
+        (claimFailures === 1 ? options.logger.warn : options.logger.debug)('could not claim runs; will retry', {
+          owner: options.owner,
+          retryInMs: options.pollMs,
+          failedPolls: claimFailures,
+          error,
+        });
       }
     })();
     // Cleared in a callback, never inside the loop: a loop with nothing to do finishes synchronously, before

@@ -1,0 +1,80 @@
+/**
+ * PostgreSQL going away and coming back, for real: the app talks to a scratch database through a TCP proxy that
+ * the test switches off. Events are still acknowledged at once, nothing crashes, and the work is done when the
+ * database is back. (The intake's bounds under a long outage are in test/runs/intake.test.ts, on every driver.)
+ *
+ * Needs TEST_DATABASE_URL; without it the suite is skipped with a note.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CHANNEL, startHarness, type Harness } from '../support/harness';
+import { createScratchPostgres } from '../support/databases';
+import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { findThread } from '../../src/store/thread-store';
+import { listThreadRuns } from '../../src/store/run-store';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+
+const adminUrl = process.env.TEST_DATABASE_URL;
+if (!adminUrl) console.warn('[database-outage.test] skipped: set TEST_DATABASE_URL to run the PostgreSQL outage tests');
+
+describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
+  let h: Harness;
+  let proxy: TcpProxy;
+  let database: DatabaseHandle;
+  let scratch: { url: string; drop(): Promise<void> };
+
+  beforeAll(async () => {
+    scratch = await createScratchPostgres(adminUrl!);
+    const direct = new URL(scratch.url);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const proxied = new URL(scratch.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(proxy.port);
+    database = await openDatabase({ driver: 'postgres', url: proxied.toString(), maxConnections: 4 });
+    h = await startHarness({ start: { database, leaseMs: 10_000 } });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await database?.close().catch(() => {});
+    await proxy?.close();
+    await scratch?.drop();
+  });
+  beforeEach(() => {
+    proxy.up();
+    h.slack.reset();
+    h.model.reset();
+  });
+
+  const health = async () => (await fetch(`http://127.0.0.1:${h.app.port}/healthz`)).status;
+
+  it('acknowledges a mention while the database is down, and answers it once the database is back', async () => {
+    h.model.enqueue({ text: 'Answered after the outage.' });
+    proxy.down();
+    expect(await health()).toBe(503);
+
+    // The acknowledgement does not wait for the database (Slack would retry after 3 s).
+    const { ts, status } = await h.mention({ text: `<@${h.slack.botUserId}> are you there?` });
+    expect(status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed writes and claims
+    expect(h.model.requests).toHaveLength(0);
+
+    proxy.up();
+    expect(await h.answers(CHANNEL, ts, 1, 30_000)).toEqual(['Answered after the outage.']);
+    expect(await health()).toBe(200);
+    const warnings = h.logs.filter((line) => line.includes('could not record an incoming message') && line.includes('"level":"warn"'));
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('finishes a run through an outage in its middle, posting the answer once', async () => {
+    h.model.enqueue({ delayMs: 2_500, then: { text: 'Survived the outage.' } });
+    const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> long question` });
+    await h.model.waitForRequests(1);
+    proxy.down(); // heartbeats fail for a while, well within the lease
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    proxy.up();
+
+    expect(await h.answers(CHANNEL, ts, 1, 30_000)).toEqual(['Survived the outage.']);
+    const thread = await findThread(database.db, CHANNEL, ts);
+    await expect.poll(async () => (await listThreadRuns(database.db, thread!.id))[0]?.status, { timeout: 15_000 }).toBe('done');
+    expect(h.slack.botMessages(CHANNEL, ts).filter((m) => m.metadata === undefined)).toHaveLength(1);
+  });
+});
