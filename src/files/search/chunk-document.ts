@@ -1,5 +1,6 @@
 import type { ExtractedDocument } from '../types';
 import { listRegions, type TextRegion } from './document-regions';
+import { createLineLocator } from './line-locator';
 import { BREAK, cachedCounter, splitIntoUnits, sumTokens, tokenCounterFor, type TextUnit, type TokenCounter } from './text-units';
 
 /** One passage of a document as it is stored for search. Offsets point into ExtractedDocument.text. */
@@ -44,23 +45,41 @@ export function chunkDocument(document: ExtractedDocument, options: ChunkOptions
   const lineAt = createLineLocator(document.text);
   const chunks: DocumentChunk[] = [];
   for (const region of listRegions(document)) {
-    const units = splitIntoUnits(document.text, region.start, region.end, count);
-    const cuts = planCuts(units, settings);
     const headerLine = lineAt(region.start) + 1;
-    for (const [from, to] of cuts) {
-      const chunk = makeChunk(document.text, region, units, [from, to], chunks.length);
-      if (!chunk) continue;
-      // Plain text has no pages or headings; line numbers are what a person can find again.
-      if (!chunk.location) chunk.location = describeLines('line', lineAt(chunk.start), lineAt(chunk.end));
-      // A sheet cut in parts: its rows (lines after the header and the markdown separator) say which part.
-      else if (region.isTable && cuts.length > 1) {
-        const rows = [lineAt(chunk.start), lineAt(chunk.end)].map((line) => Math.max(1, line - headerLine));
-        chunk.location = `${region.location}, ${describeLines('row', rows[0]!, rows[1]!)}`;
+    for (const [windowStart, windowEnd] of windowsOf(document.text, region)) {
+      const units = splitIntoUnits(document.text, windowStart, windowEnd, count);
+      const cuts = planCuts(units, settings);
+      const split = cuts.length > 1 || windowEnd - windowStart < region.end - region.start;
+      for (const [from, to] of cuts) {
+        const chunk = makeChunk(document.text, region, units, [from, to], chunks.length);
+        if (!chunk) continue;
+        // Plain text has no pages or headings; line numbers are what a person can find again.
+        if (!chunk.location) chunk.location = describeLines('line', lineAt(chunk.start), lineAt(chunk.end));
+        // A sheet cut in parts: its rows (lines after the header and the markdown separator) say which part.
+        else if (region.isTable && split) {
+          const rows = [lineAt(chunk.start), lineAt(chunk.end)].map((line) => Math.max(1, line - headerLine));
+          chunk.location = `${region.location}, ${describeLines('row', rows[0]!, rows[1]!)}`;
+        }
+        chunks.push(chunk);
       }
-      chunks.push(chunk);
     }
   }
   return chunks;
+}
+
+/** Characters cut into units at a time: a 10 MB sheet is one region, and millions of units at once cost hundreds of MB. */
+const WINDOW_CHARS = 100_000;
+
+/** A region in pieces of about WINDOW_CHARS, each ending at a line break (where a chunk would end anyway). */
+function* windowsOf(text: string, region: TextRegion): Generator<[number, number]> {
+  let start = region.start;
+  while (region.end - start > WINDOW_CHARS * 1.5) {
+    const lineEnd = text.indexOf('\n', start + WINDOW_CHARS);
+    if (lineEnd === -1 || lineEnd >= region.end) break;
+    yield [start, lineEnd + 1];
+    start = lineEnd + 1;
+  }
+  yield [start, region.end];
 }
 
 /** Unit ranges [from, to) of the chunks of one region. */
@@ -141,20 +160,4 @@ function makeChunk(
 
 function describeLines(unit: 'line' | 'row', first: number, last: number): string {
   return first === last ? `${unit} ${first}` : `${unit}s ${first}–${last}`;
-}
-
-/** 1-based line number of an offset. Chunks arrive in order, so it walks from the last answer instead of from 0. */
-function createLineLocator(text: string): (offset: number) => number {
-  let offset = 0;
-  let line = 1;
-  const newlinesBetween = (from: number, to: number) => {
-    let count = 0;
-    for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) count += 1;
-    return count;
-  };
-  return (target) => {
-    line += target >= offset ? newlinesBetween(offset, target) : -newlinesBetween(target, offset);
-    offset = target;
-    return line;
-  };
 }

@@ -60,9 +60,17 @@ export function createSearcher(options: SearcherOptions): Searcher {
     const fullText = await rankByFullText(db, hashes, terms, embedder ? CANDIDATES : limit);
     let ranked = fullText;
     if (embedder) {
-      const [queryVector] = await embedder.embed([query], signal);
-      const byMeaning = queryVector ? await rankByEmbedding(db, hashes, queryVector, embedder, CANDIDATES) : [];
-      ranked = fuseRankings([fullText.map((r) => r.id), byMeaning.map((r) => r.id)], limit);
+      const embedQuery = async () => {
+        try {
+          return (await embedder.embed([query], signal))[0];
+        } catch (error) {
+          // The embeddings endpoint being down costs the search its semantic half, not its answer.
+          if (signal?.aborted) throw error;
+          return undefined;
+        }
+      };
+      const byMeaning = await rankByEmbedding(db, hashes, embedQuery, embedder.model, CANDIDATES);
+      if (byMeaning.length > 0) ranked = fuseRankings([fullText.map((r) => r.id), byMeaning.map((r) => r.id)], limit);
     }
     return loadHits(db, ranked.slice(0, limit), fileByHash);
   };

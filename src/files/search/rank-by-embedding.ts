@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../store/db';
 import { chunks } from '../../store/schema';
-import { cosineSimilarity, type Embedder } from './embedder';
+import { cosineSimilarity } from './embedder';
 
 interface StoredVectors {
   ids: number[];
@@ -20,19 +20,23 @@ let cachedFloats = 0;
 /**
  * Chunks of the given documents by cosine similarity to the query. A small scan in TypeScript: one thread's files
  * hold a few thousand chunks at most, so no vector index (pgvector) is needed, and PGlite and PostgreSQL behave alike.
- * Chunks without a vector of this embedder's model are simply not ranked here.
+ * Chunks without a vector of this embedder's model are simply not ranked here, and when none has one the query is
+ * not embedded at all.
  */
 export async function rankByEmbedding(
   db: Database,
   contentHashes: string[],
-  queryVector: number[],
-  embedder: Embedder,
+  embedQuery: () => Promise<number[] | undefined>,
+  model: string,
   limit: number,
 ): Promise<Array<{ id: number; score: number }>> {
+  const stored = await Promise.all(contentHashes.map((hash) => loadVectors(db, hash, model)));
+  if (stored.every((s) => s.ids.length === 0)) return [];
+  const queryVector = await embedQuery();
+  if (!queryVector) return [];
   const scored: Array<{ id: number; score: number }> = [];
-  for (const contentHash of contentHashes) {
-    const stored = await loadVectors(db, contentHash, embedder.model);
-    stored.ids.forEach((id, i) => scored.push({ id, score: cosineSimilarity(queryVector, stored.vectors[i]!) }));
+  for (const { ids, vectors } of stored) {
+    ids.forEach((id, i) => scored.push({ id, score: cosineSimilarity(queryVector, vectors[i]!) }));
   }
   return scored.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, limit);
 }

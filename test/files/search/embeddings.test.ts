@@ -58,6 +58,15 @@ describe.each(testDatabases())('embeddings through an OpenAI-compatible endpoint
     expect(openai.embeddingRequests.at(-1)!.input).toEqual(['netwrok topolgy']);
   });
 
+  it('falls back to full text when the query cannot be embedded', async () => {
+    const down = { model: 'text-embedding-3-small', embed: () => Promise.reject(new Error('connect ECONNREFUSED')) };
+    const search = createSearcher({ db: handle.db, embedder: down });
+
+    const [hit] = await search({ files: [file], contentHashes: new Map([['F1', 'hash-manual']]), query: 'core routers', limit: 3 });
+
+    expect(hit).toMatchObject({ fileId: 'F1', page: 2 });
+  });
+
   it('embeds again under a new model name, since vectors of two models do not compare', async () => {
     openai.reset();
     const result = await indexDocument(handle.db, 'hash-manual', manual, { embedder: embedderFor('text-embedding-3-large') });
