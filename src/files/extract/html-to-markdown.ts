@@ -152,9 +152,17 @@ class MarkdownWalker {
     if (!this.options.dropBoilerplate) return false;
     if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true') return true;
     if (chromeTags.has(tag) || chromeRoles.has(element.getAttribute('role') ?? '')) return true;
-    if ((tag === 'header' || tag === 'footer') && !element.closest('article, main, [role="main"]')) return true;
+    if ((tag === 'header' || tag === 'footer') && !isInsideMainContent(element)) return true;
     return chromeClasses.some((name) => element.classList.contains(name));
   }
+}
+
+/** A hand-written closest(): jsdom's selector engine would keep the document alive (see html.ts). */
+function isInsideMainContent(element: Element): boolean {
+  for (let node = element.parentElement; node; node = node.parentElement) {
+    if (node.localName === 'article' || node.localName === 'main' || node.getAttribute('role') === 'main') return true;
+  }
+  return false;
 }
 
 /** Rows of cell text, with colspan and rowspan spread out so columns stay aligned. */

@@ -31,11 +31,27 @@ export async function readHtml(bytes: Uint8Array, name: string): Promise<Extract
   }
 }
 
+/**
+ * Found with getElementsByTagName, not querySelector: jsdom's selector engine keeps every document it has
+ * queried alive, which leaked ~60 MB per Wikipedia page in a long-lived worker.
+ */
 function findMainContent(document: Document): Element | undefined {
-  const main = document.querySelector('main, [role="main"]');
+  const main = document.getElementsByTagName('main')[0];
   if (main) return main;
-  const articles = document.querySelectorAll('article');
+  const byRole = findElement(document.documentElement, (element) => element.getAttribute('role') === 'main');
+  if (byRole) return byRole;
+  const articles = document.getElementsByTagName('article');
   return articles.length === 1 ? articles[0] : undefined;
+}
+
+/** Depth-first over element children; indexing jsdom's live getElementsByTagName('*') is quadratic. */
+function findElement(root: Element, matches: (element: Element) => boolean): Element | undefined {
+  const stack: Element[] = [root];
+  for (let element = stack.pop(); element; element = stack.pop()) {
+    if (matches(element)) return element;
+    for (let child = element.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  }
+  return undefined;
 }
 
 /** The charset a page declares in its first bytes (<meta charset> or http-equiv), used when it is not UTF-8. */
