@@ -4,6 +4,7 @@
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import { timeChildren, type Timing } from './extract-timing';
 
 const run = promisify(execFile);
 
@@ -11,8 +12,8 @@ export interface Anchor {
   tool: string;
   /** Whether the tool is installed; without it the ratio figure is null with a note. */
   available: boolean;
-  /** Wall seconds to convert every file, `parallel` at a time. Failures (encrypted, truncated) count like ours do. */
-  measure(paths: string[], parallel?: number): Promise<number>;
+  /** Time to convert every file, `parallel` at a time. Failures (encrypted, truncated) count like ours do. */
+  measure(paths: string[], parallel?: number): Promise<Timing>;
 }
 
 export const pdftotext = anchorFor('pdftotext', ['-v'], (path) => ['-q', '-enc', 'UTF-8', path, '-']);
@@ -24,16 +25,14 @@ function anchorFor(tool: string, probe: string[], argsFor: (path: string) => str
   return {
     tool,
     available,
-    async measure(paths, parallel = 1) {
+    measure(paths, parallel = 1) {
       const queue = [...paths];
-      const started = performance.now();
       const lane = async () => {
         for (let path = queue.shift(); path !== undefined; path = queue.shift()) {
           await run(tool, argsFor(path), { maxBuffer: 256 * 1024 * 1024 }).catch(() => {});
         }
       };
-      await Promise.all(Array.from({ length: parallel }, lane));
-      return (performance.now() - started) / 1000;
+      return timeChildren(() => Promise.all(Array.from({ length: parallel }, lane)));
     },
   };
 }
