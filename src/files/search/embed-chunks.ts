@@ -37,14 +37,19 @@ export async function embedMissingChunks(
       pending.map((c) => c.text),
       signal,
     );
-    await db.transaction(async (tx) => {
-      for (const [i, chunk] of pending.entries()) {
-        await tx
-          .update(chunks)
-          .set({ embedding: vectors[i]!, embeddingModel: embedder.model })
-          .where(eq(chunks.id, chunk.id));
-      }
-    });
+    if (vectors.length !== pending.length) {
+      throw new Error(`Embedding ${pending.length} chunks of ${contentHash} with ${embedder.model} returned ${vectors.length} vectors`);
+    }
+    // One UPDATE per round: a statement per chunk costs more than the embedding itself on PGlite.
+    const rows = JSON.stringify(pending.map((chunk, i) => ({ id: chunk.id, v: vectors[i] })));
+    await db.execute(sql`
+      update chunks set embedding = v.embedding, embedding_model = ${embedder.model}
+      from (
+        select (e ->> 'id')::bigint as id, array(select x::real from jsonb_array_elements_text(e -> 'v') as x) as embedding
+        from jsonb_array_elements(${rows}::jsonb) as e
+      ) as v
+      where chunks.id = v.id
+    `);
     embedded += pending.length;
     forgetVectors(contentHash);
     if (pending.length < ROUND) return embedded;

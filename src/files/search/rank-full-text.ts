@@ -82,21 +82,21 @@ export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: 
       select count(*)::float8 as n, greatest(avg(tokens), 1)::float8 as avg_tokens
       from chunks where content_hash = any(${hashes}::text[])
     ),
-    frequencies as (
-      -- Only the query's lexemes of each chunk: marked with weight A, then filtered on it (there is no "keep these").
-      select m.id, m.tokens, a.term, a.cjk, max(cardinality(u.positions))::float8 as tf
-      from matched_words m
-      cross join queries q
+    -- Each matching chunk's query lexemes with their counts: marked with weight A, then filtered on it (PostgreSQL
+    -- has no "keep these lexemes"). Mapped to terms in one join afterwards, not one per chunk.
+    lexeme_counts as (
+      select m.id, m.tokens, u.lexeme, false as cjk, cardinality(u.positions)::float8 as tf
+      from matched_words m cross join queries q
       cross join lateral unnest(ts_filter(setweight(m.tsv, 'A', q.word_lexemes), '{a}')) as u
-      join alternatives a on a.lexeme = u.lexeme and not a.cjk
-      group by m.id, m.tokens, a.term, a.cjk
       union all
-      select m.id, m.tokens, a.term, a.cjk, max(cardinality(u.positions))::float8
-      from matched_grams m
-      cross join queries q
+      select m.id, m.tokens, u.lexeme, true, cardinality(u.positions)::float8
+      from matched_grams m cross join queries q
       cross join lateral unnest(ts_filter(setweight(m.cjk_tsv, 'A', q.gram_lexemes), '{a}')) as u
-      join alternatives a on a.lexeme = u.lexeme and a.cjk
-      group by m.id, m.tokens, a.term, a.cjk
+    ),
+    frequencies as (
+      select c.id, c.tokens, a.term, a.cjk, max(c.tf) as tf
+      from lexeme_counts c join alternatives a on a.lexeme = c.lexeme and a.cjk = c.cjk
+      group by c.id, c.tokens, a.term, a.cjk
     ),
     weighted as (
       select f.*, count(*) over (partition by f.term)::float8 as df from frequencies f

@@ -23,7 +23,8 @@ export function noteMissingCorpus(what: string): void {
 
 /** Extracts corpus files with the real extractor (worker threads), a few at a time, by file name. */
 export async function extractCorpusFiles(names: string[]): Promise<Map<string, ExtractedDocument>> {
-  const extractor = createDocumentExtractor({ maxThreads: 2 });
+  // Generous: a loaded CI machine may take minutes over the 1 MB HTML page, and this measures search, not extraction.
+  const extractor = createDocumentExtractor({ maxThreads: 2, timeoutMs: 300_000 });
   try {
     const entries = await Promise.all(
       names.map(async (name) => {
