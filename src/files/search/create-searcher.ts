@@ -4,6 +4,7 @@ import { chunks, documents } from '../../store/schema';
 import type { SearchHit } from '../../tools/tool';
 import { findDocument } from '../file-store';
 import type { ThreadFile } from '../types';
+import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { fuseRankings } from './fuse-rankings';
 import { indexDocument } from './index-document';
@@ -33,6 +34,9 @@ export interface SearcherOptions {
   ensureIndexed?: (contentHash: string, signal?: AbortSignal) => Promise<void>;
 }
 
+/** How long a document whose embedding failed waits before a search tries again. */
+const RETRY_EMBEDDING_MS = 10 * 60_000;
+
 /** Candidates each ranking contributes before fusion: enough depth that a passage good in one list survives. */
 const CANDIDATES = 50;
 
@@ -40,6 +44,19 @@ const CANDIDATES = 50;
 export function createSearcher(options: SearcherOptions): Searcher {
   const { db, embedder } = options;
   const ensureIndexed = options.ensureIndexed ?? ((hash, signal) => indexStoredDocument(db, hash, embedder, signal));
+  // Documents indexed before embeddings were switched on, or whose embedding failed, catch up after a search that
+  // missed them: once per document at a time, never delaying the search itself.
+  const catchingUp = new Set<string>();
+  const failedAt = new Map<string, number>();
+  const embedInBackground = (hash: string) => {
+    if (!embedder || catchingUp.has(hash) || Date.now() - (failedAt.get(hash) ?? 0) < RETRY_EMBEDDING_MS) return;
+    catchingUp.add(hash);
+    void embedMissingChunks(db, hash, embedder)
+      .then(() => failedAt.delete(hash))
+      // An endpoint that is down is asked again after a pause, not on every search.
+      .catch(() => failedAt.set(hash, Date.now()))
+      .finally(() => catchingUp.delete(hash));
+  };
 
   return async ({ files, contentHashes, query, limit, signal }) => {
     const terms = parseQuery(query);
@@ -70,7 +87,10 @@ export function createSearcher(options: SearcherOptions): Searcher {
         }
       };
       const byMeaning = await rankByEmbedding(db, hashes, embedQuery, embedder.model, CANDIDATES);
-      if (byMeaning.length > 0) ranked = fuseRankings([fullText.map((r) => r.id), byMeaning.map((r) => r.id)], limit);
+      if (byMeaning.ranked.length > 0) {
+        ranked = fuseRankings([fullText.map((r) => r.id), byMeaning.ranked.map((r) => r.id)], limit);
+      }
+      for (const hash of byMeaning.incomplete) embedInBackground(hash);
     }
     return loadHits(db, ranked.slice(0, limit), fileByHash);
   };

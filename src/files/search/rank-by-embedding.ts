@@ -6,6 +6,8 @@ import { cosineSimilarity } from './embedder';
 interface StoredVectors {
   ids: number[];
   vectors: Float32Array[];
+  /** Every chunk of the document has a vector of this model. */
+  complete: boolean;
 }
 
 /**
@@ -29,16 +31,17 @@ export async function rankByEmbedding(
   embedQuery: () => Promise<number[] | undefined>,
   model: string,
   limit: number,
-): Promise<Array<{ id: number; score: number }>> {
+): Promise<{ ranked: Array<{ id: number; score: number }>; incomplete: string[] }> {
   const stored = await Promise.all(contentHashes.map((hash) => loadVectors(db, hash, model)));
-  if (stored.every((s) => s.ids.length === 0)) return [];
+  const incomplete = contentHashes.filter((_, i) => !stored[i]!.complete);
+  if (stored.every((s) => s.ids.length === 0)) return { ranked: [], incomplete };
   const queryVector = await embedQuery();
-  if (!queryVector) return [];
+  if (!queryVector) return { ranked: [], incomplete };
   const scored: Array<{ id: number; score: number }> = [];
   for (const { ids, vectors } of stored) {
     ids.forEach((id, i) => scored.push({ id, score: cosineSimilarity(queryVector, vectors[i]!) }));
   }
-  return scored.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, limit);
+  return { ranked: scored.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, limit), incomplete };
 }
 
 async function loadVectors(db: Database, contentHash: string, model: string): Promise<StoredVectors> {
@@ -54,14 +57,15 @@ async function loadVectors(db: Database, contentHash: string, model: string): Pr
     .select({ id: chunks.id, embedding: chunks.embedding, model: chunks.embeddingModel })
     .from(chunks)
     .where(eq(chunks.contentHash, contentHash));
-  const stored: StoredVectors = { ids: [], vectors: [] };
+  const stored: StoredVectors = { ids: [], vectors: [], complete: false };
   for (const row of rows) {
     if (!row.embedding || row.model !== model) continue;
     stored.ids.push(row.id);
     stored.vectors.push(Float32Array.from(row.embedding));
   }
+  stored.complete = stored.ids.length === rows.length;
   // Half-embedded documents (embedding still running, or failed part-way) are read again next time.
-  if (stored.ids.length === rows.length) remember(key, stored);
+  if (stored.complete) remember(key, stored);
   return stored;
 }
 

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { saveDocument } from '../../../src/files/file-store';
 import { createOpenAIEmbedder, createSearcher, indexDocument } from '../../../src/files/search';
 import type { ThreadFile } from '../../../src/files/types';
@@ -65,6 +65,21 @@ describe.each(testDatabases())('embeddings through an OpenAI-compatible endpoint
     const [hit] = await search({ files: [file], contentHashes: new Map([['F1', 'hash-manual']]), query: 'core routers', limit: 3 });
 
     expect(hit).toMatchObject({ fileId: 'F1', page: 2 });
+  });
+
+  it('embeds, after a search, a document indexed before embeddings were switched on', async () => {
+    await saveDocument(handle.db, 'hash-older', { document: manual });
+    await indexDocument(handle.db, 'hash-older', manual);
+    const search = createSearcher({ db: handle.db, embedder: embedderFor('text-embedding-3-small') });
+    const older = { ...file, id: 'F2', name: 'older.pdf' };
+
+    const [hit] = await search({ files: [older], contentHashes: new Map([['F2', 'hash-older']]), query: 'core routers', limit: 3 });
+
+    expect(hit).toMatchObject({ fileId: 'F2', page: 2 });
+    await vi.waitFor(async () => {
+      const rows = await handle.db.select().from(chunks).where(eq(chunks.contentHash, 'hash-older'));
+      expect(rows.every((r) => r.embeddingModel === 'text-embedding-3-small')).toBe(true);
+    });
   });
 
   it('embeds again under a new model name, since vectors of two models do not compare', async () => {
