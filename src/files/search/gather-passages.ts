@@ -1,6 +1,7 @@
 import type { SearchHit, ThreadFileAccess } from '../../tools/tool';
 import type { ExtractedDocument } from '../types';
 import { listRegions } from './document-regions';
+import { createLineLocator } from './line-locator';
 
 /** A stretch of a file to read, with the location to cite it by. */
 export interface Passage {
@@ -46,13 +47,18 @@ export async function gatherPassages(
 /** The document's first regions (title, abstract, contents), for questions no search term pins down. */
 export function openingPassages(document: ExtractedDocument, maxChars: number): Passage[] {
   const passages: Passage[] = [];
+  const lineAt = createLineLocator(document.text);
   let chars = 0;
   for (const region of listRegions(document)) {
     if (chars >= maxChars) break;
     const end = Math.min(region.end, region.start + (maxChars - chars));
     const text = document.text.slice(region.start, end).trim();
     if (!text) continue;
-    passages.push({ location: region.location || 'beginning', page: region.page, start: region.start, end, text });
+    // Plain text has no pages or sections: lines are what the answer can cite.
+    const location = region.location || `lines ${lineAt(region.start)}–${lineAt(end)}`;
+    const passage: Passage = { location, start: region.start, end, text };
+    if (region.page !== undefined) passage.page = region.page;
+    passages.push(passage);
     chars += end - region.start;
   }
   return passages;
