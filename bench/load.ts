@@ -1,0 +1,302 @@
+/**
+ * Load: 200 mentions over 50 threads against the real app (Bolt receiver, intake, durable runs on the embedded
+ * database in a temp DATA_DIR, the real Web API and openai clients), the fake model answering after 300 ms, while
+ * the corpus is extracted in the background by the app's process.
+ *
+ * Two processes, so each figure belongs to the process it describes. This one (`npm run bench`) hosts the app and
+ * the background extraction, as a deployed process would; its event-loop stalls and RSS are the app's. A driver
+ * child (this same file, started with THREADWISE_LOAD_DRIVER=1) runs the fake Slack and the fake model and sends
+ * the signed events; acknowledgement latency is measured there, from sending an event to its HTTP response.
+ *
+ * What is counted, honestly: each thread asks its next question only once the previous answer landed, so every
+ * mention is its own question with its own run (mentions arriving during a run would fold into one answer by
+ * design). The worker runs with the shipped defaults (4 runs at once per process); the wall time reflects that.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import type { BenchFigure, BenchSuite } from './figures';
+import { loadConfig } from '../src/config';
+import { startThreadwise } from '../src/app';
+import { createLogger } from '../src/logging/logger';
+import { createDocumentExtractor } from '../src/files/extract';
+import { startFakeSlack, type FakeSlack } from '../test/fakes/fake-slack';
+import { startFakeOpenAI } from '../test/fakes/fake-openai';
+import { mentionEvent, postSlackEvent } from '../test/fakes/slack-signing';
+import { createScratchPostgres } from '../test/support/databases';
+
+const CORPUS = new URL('../../shared/corpus/', import.meta.url).pathname;
+const THREADS = 50;
+const QUESTIONS_PER_THREAD = 4;
+const MODEL_DELAY_MS = 300;
+const SIGNING_SECRET = 'bench-signing-secret-5e1f';
+const MODEL_KEY = 'sk-bench-key-0123456789abcdef';
+const DRIVER_FLAG = 'THREADWISE_LOAD_DRIVER';
+
+/** Parent ⇄ driver messages. */
+type DriverMessage =
+  | { type: 'fakes'; slackApiUrl: string; modelUrl: string; botToken: string }
+  | { type: 'result'; acks: number[]; answersPosted: number; duplicates: number; failures: number; wallSeconds: number }
+  | { type: 'error'; message: string };
+type ParentMessage = { type: 'go'; eventsUrl: string } | { type: 'exit' };
+
+export const loadSuite: BenchSuite = {
+  name: 'load',
+  run: measureLoad,
+};
+
+async function measureLoad(): Promise<BenchFigure[]> {
+  const driver = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, [DRIVER_FLAG]: '1' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const messages = messagesFrom(driver);
+  const dataDir = await mkdtemp(join(tmpdir(), 'threadwise-bench-load-'));
+  const scratch = process.env.BENCH_DATABASE_URL ? await createScratchPostgres(process.env.BENCH_DATABASE_URL) : undefined;
+  const database = scratch ? 'PostgreSQL' : 'embedded PGlite';
+  let app: Awaited<ReturnType<typeof startThreadwise>> | undefined;
+  const background = extractCorpusInBackground();
+  try {
+    const fakes = await messages.next('fakes');
+    const loaded = loadConfig({
+      SLACK_BOT_TOKEN: fakes.botToken,
+      SLACK_SIGNING_SECRET: SIGNING_SECRET,
+      SLACK_API_URL: fakes.slackApiUrl,
+      OPENAI_API_KEY: MODEL_KEY,
+      OPENAI_BASE_URL: fakes.modelUrl,
+      OPENAI_MODEL: 'gpt-4o-mini',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      TIMEZONE: 'UTC',
+      // BENCH_DATABASE_URL: the same load on PostgreSQL (a scratch database), for comparison with the embedded one.
+      ...(scratch ? { DATABASE_URL: scratch.url } : {}),
+    });
+    if (!loaded.ok) throw new Error(`bench config invalid: ${loaded.problems.join('; ')}`);
+    let logLines = 0;
+    // Info-level JSON lines, as `npm start` writes them, counted instead of printed.
+    app = await startThreadwise(loaded.config, { logger: createLogger({ level: 'info', write: () => void (logLines += 1) }) });
+
+    const sampler = sampleRss();
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
+    send(driver, { type: 'go', eventsUrl: `http://127.0.0.1:${app.port}/slack/events` });
+    const result = await messages.next('result');
+    loop.disable();
+    const peakRss = sampler.stop();
+    const extraction = await background.stop();
+
+    const sorted = [...result.acks].sort((a, b) => a - b);
+    const total = THREADS * QUESTIONS_PER_THREAD;
+    return [
+      { key: 'load.ack_p50_ms', value: round(percentile(sorted, 0.5)), unit: 'ms', note: `${total} mentions, ${THREADS} threads, model ${MODEL_DELAY_MS} ms, ${database}; ${extraction}` },
+      { key: 'load.ack_p99_ms', value: round(percentile(sorted, 0.99)), unit: 'ms', target: '< 100' },
+      { key: 'load.ack_max_ms', value: round(sorted.at(-1)!), unit: 'ms' },
+      { key: 'load.answers_posted', value: result.answersPosted, unit: '', target: `= ${total}`, note: result.failures ? `${result.failures} failure sentences` : undefined },
+      { key: 'load.duplicate_answers', value: result.duplicates, unit: '', target: '= 0' },
+      { key: 'load.wall_seconds', value: round(result.wallSeconds, 2), unit: 's', note: 'each thread asks again once answered; 4 runs at once (default)' },
+      { key: 'load.peak_rss_mb', value: Math.round(peakRss / 1024 / 1024), unit: 'MB', note: 'the app process: app, embedded database, extraction workers' },
+      { key: 'load.event_loop_max_stall_ms', value: round(loop.max / 1e6), unit: 'ms', note: `app process; p99 ${round(loop.percentile(99) / 1e6)} ms` },
+      { key: 'load.log_lines', value: logLines, unit: '' },
+    ];
+  } finally {
+    await background.stop();
+    await app?.stop(5_000);
+    if (driver.connected) send(driver, { type: 'exit' });
+    await new Promise((resolve) => (driver.exitCode !== null ? resolve(undefined) : driver.once('exit', resolve)));
+    await rm(dataDir, { recursive: true, force: true });
+    await scratch?.drop();
+  }
+}
+
+// ---- the driver: fakes and load, in the child ----
+
+async function runDriver(): Promise<void> {
+  const slack = await startFakeSlack({ botName: 'threadwise' });
+  const model = await startFakeOpenAI({ apiKey: MODEL_KEY });
+  model.setDefault({ delayMs: MODEL_DELAY_MS, then: { text: 'Here is what I found: the build is green again.' } });
+  // One asker per thread: four questions a minute each stays under the default per-user rate limit (10). One
+  // channel per thread too, only so that the driver's checks on the fake stay cheap (it scans a whole channel).
+  const users = Array.from({ length: THREADS }, (_, i) => `U0LOAD${String(i).padStart(3, '0')}`);
+  const channels = users.map((_, i) => `C0LOAD${String(i).padStart(3, '0')}`);
+  for (const id of users) slack.addUser({ id, name: id.toLowerCase(), displayName: id });
+  for (const id of channels) slack.addChannel({ id, name: id.toLowerCase() });
+
+  const parentMessages = new Promise<{ eventsUrl: string }>((resolve) =>
+    process.on('message', (message: ParentMessage) => {
+      if (message.type === 'go') resolve(message);
+      else void Promise.all([slack.close(), model.close()]).then(() => process.exit(0));
+    }),
+  );
+  process.send!({ type: 'fakes', slackApiUrl: slack.apiUrl, modelUrl: model.url, botToken: slack.botToken } satisfies DriverMessage);
+  const { eventsUrl } = await parentMessages;
+  try {
+    // One question answered before measuring: connections, JIT and the database's first queries are warm.
+    const warmUp = await ask(slack, eventsUrl, channels[0]!, users[0]!, 'warm-up question', undefined);
+    await waitForAnswers(slack, channels[0]!, warmUp.ts, 1);
+
+    const acks: number[] = [];
+    const threads: Array<{ channel: string; ts: string }> = [];
+    const started = performance.now();
+    await Promise.all(
+      users.map(async (user, i) => {
+        const channel = channels[i]!;
+        let parent: string | undefined;
+        for (let n = 1; n <= QUESTIONS_PER_THREAD; n++) {
+          const { ts, ackMs } = await ask(slack, eventsUrl, channel, user, `question ${n} in thread ${i}`, parent);
+          acks.push(ackMs);
+          parent ??= ts;
+          await waitForAnswers(slack, channel, parent, n);
+        }
+        threads.push({ channel, ts: parent! });
+      }),
+    );
+    const wallSeconds = (performance.now() - started) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // a duplicate, if any, would land now
+
+    const perThread = threads.map(({ channel, ts }) => answerMessages(slack, channel, ts));
+    process.send!({
+      type: 'result',
+      acks,
+      answersPosted: perThread.reduce((sum, answers) => sum + answers.filter(isFinished).length, 0),
+      duplicates: perThread.reduce((sum, answers) => sum + Math.max(0, answers.length - QUESTIONS_PER_THREAD), 0),
+      failures: perThread.reduce((sum, answers) => sum + answers.filter((m) => /^Sorry/.test(m.text ?? '')).length, 0),
+      wallSeconds,
+    } satisfies DriverMessage);
+  } catch (error) {
+    process.send!({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies DriverMessage);
+  }
+}
+
+/** A user mentions the bot (in `parent`'s thread, or starting one); returns the message ts and the ack latency. */
+async function ask(slack: FakeSlack, eventsUrl: string, channel: string, user: string, question: string, parent: string | undefined) {
+  const text = `<@${slack.botUserId}> ${question}`;
+  const stored = slack.addMessage(channel, { user, text, thread_ts: parent });
+  const event = mentionEvent({ channel, user, text, ts: stored.ts, thread_ts: parent });
+  const sent = performance.now();
+  const response = await postSlackEvent(eventsUrl, SIGNING_SECRET, event, { teamId: slack.teamId });
+  const ackMs = performance.now() - sent;
+  if (response.status !== 200) throw new Error(`event for "${question}" answered ${response.status}: ${response.body}`);
+  return { ts: stored.ts, ackMs };
+}
+
+type Posted = ReturnType<FakeSlack['botMessages']>[number];
+
+/** The bot's answers in a thread: status and resume notes (they carry metadata) are not answers. */
+function answerMessages(slack: FakeSlack, channel: string, threadTs: string): Posted[] {
+  return slack.botMessages(channel, threadTs).filter((m) => (m.metadata as { event_type?: string } | undefined)?.event_type === undefined);
+}
+
+/** A finished answer carries the feedback buttons. */
+function isFinished(message: Posted): boolean {
+  return JSON.stringify(message.blocks ?? []).includes('feedback_buttons');
+}
+
+async function waitForAnswers(slack: FakeSlack, channel: string, threadTs: string, count: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const answers = answerMessages(slack, channel, threadTs);
+    if (answers.filter(isFinished).length >= count) return;
+    const failed = answers.find((m) => /^Sorry/.test(m.text ?? ''));
+    if (failed) throw new Error(`thread ${threadTs} got a failure instead of an answer: ${failed.text}`);
+    if (Date.now() > deadline) throw new Error(`thread ${threadTs}: ${count} answers not posted within 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+// ---- helpers of the app process ----
+
+function send(child: ChildProcess, message: ParentMessage): void {
+  child.send(message);
+}
+
+/** The driver's messages, awaited by type; an error message or an early exit rejects. */
+function messagesFrom(child: ChildProcess) {
+  const received: DriverMessage[] = [];
+  const waiting: Array<() => void> = [];
+  let failure: Error | undefined;
+  child.on('message', (message: DriverMessage) => {
+    if (message.type === 'error') failure = new Error(`load driver: ${message.message}`);
+    else received.push(message);
+    for (const wake of waiting.splice(0)) wake();
+  });
+  child.on('exit', (code) => {
+    failure ??= new Error(`load driver exited early (code ${code})`);
+    for (const wake of waiting.splice(0)) wake();
+  });
+  return {
+    async next<T extends DriverMessage['type']>(type: T): Promise<Extract<DriverMessage, { type: T }>> {
+      for (;;) {
+        const index = received.findIndex((message) => message.type === type);
+        if (index >= 0) return received.splice(index, 1)[0] as Extract<DriverMessage, { type: T }>;
+        if (failure) throw failure;
+        await new Promise<void>((resolve) => waiting.push(resolve));
+      }
+    },
+  };
+}
+
+/** Peak resident set size of the process, sampled every 250 ms (worker threads live in it too). */
+function sampleRss() {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage.rss());
+    },
+  };
+}
+
+/** Extracts every corpus file, over and over, two at a time, until stopped; says how much it did. */
+function extractCorpusInBackground() {
+  if (!existsSync(CORPUS)) {
+    return { stop: async () => `corpus missing (${CORPUS}): no background extraction` };
+  }
+  const extractor = createDocumentExtractor();
+  let stopping = false;
+  let extracted = 0;
+  let refused = 0;
+  const lane = async (files: string[], offset: number) => {
+    for (let i = offset; !stopping; i += 2) {
+      const name = files[i % files.length]!;
+      try {
+        await extractor.extract({ bytes: new Uint8Array(await readFile(join(CORPUS, name))), name });
+        extracted += 1;
+      } catch {
+        if (!stopping) refused += 1; // corrupt, encrypted and empty files are in the corpus on purpose
+      }
+    }
+  };
+  const running = readdir(CORPUS).then((names) => {
+    const files = names.filter((name) => name !== 'SOURCES.tsv').sort();
+    return Promise.all([lane(files, 0), lane(files, 1)]);
+  });
+  let result: Promise<string> | undefined;
+  return {
+    stop() {
+      result ??= (async () => {
+        stopping = true;
+        await extractor.close();
+        await running.catch(() => {});
+        return `background extraction: ${extracted + refused} corpus files read (${refused} refused as unreadable)`;
+      })();
+      return result;
+    },
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+if (process.env[DRIVER_FLAG] === '1') await runDriver();
