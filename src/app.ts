@@ -90,7 +90,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   }
   const app = new App({
     token: config.slack.botToken,
-    ...(receiver ? { receiver } : { socketMode: true, appToken: config.slack.appToken }),
+    // Socket Mode opens its connection (apps.connections.open) with a client of its own: without these options it
+    // would ignore SLACK_API_URL and always call slack.com, breaking GovSlack, proxies and tests.
+    ...(receiver ? { receiver } : { socketMode: true, appToken: config.slack.appToken, installerOptions: { clientOptions } }),
     logger: boltLogger,
     clientOptions,
     deferInitialization: true,
