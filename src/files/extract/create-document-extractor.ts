@@ -59,6 +59,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
   pool.on('error', () => {});
   // Our own queue, so a file's timeout starts when a worker is free for it rather than when it was submitted.
   const slots = createSlots(maxThreads);
+  let closed = false;
 
   async function extract({ bytes, name, mimeType, signal }: ExtractInput): Promise<ExtractedDocument> {
     const kind = detectDocumentKind(bytes, name, mimeType);
@@ -69,20 +70,21 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     const release = await slots.acquire(signal);
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    let outcome: TaskOutcome;
     try {
-      const task: ExtractTask = { bytes, name, kind, limits };
-      const outcome = await pool.run(task, {
-        signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
-        transferList: ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [],
-      });
-      if (outcome.ok) return outcome.document;
-      const cause = outcome.detail === undefined ? undefined : new Error(outcome.detail);
-      throw new FileReadError(outcome.code, outcome.message, { cause });
+      outcome = await pool.run(
+        { bytes, name, kind, limits },
+        {
+          signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
+          transferList: ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [],
+        },
+      );
     } catch (error) {
-      if (error instanceof FileReadError) throw error;
       if (signal?.aborted) throw signal.reason;
+      if (closed) throw new Error(`The document extractor was closed while it was reading ${name}.`, { cause: error });
       if (timeout.signal.aborted) throw timeoutError(name, timeoutMs);
       if (isOutOfMemory(error)) throw outOfMemoryError(name, maxMemoryMb);
+      // The worker died under this file (a parser bug or abort on malformed input); the pool replaces it.
       throw new FileReadError('corrupt', `Reading ${name} crashed the document reader, so I can't read it.`, {
         cause: error,
       });
@@ -90,11 +92,16 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
       clearTimeout(timer);
       release();
     }
+    if (outcome.ok) return outcome.document;
+    if ('broken' in outcome) throw new Error(`The extraction worker could not read ${name}: ${outcome.broken}`);
+    const cause = outcome.detail === undefined ? undefined : new Error(outcome.detail);
+    throw new FileReadError(outcome.code, outcome.message, { cause });
   }
 
   return {
     extract,
     async close() {
+      closed = true;
       slots.close(new Error('The document extractor was closed while this file waited for a worker.'));
       await pool.destroy();
     },

@@ -5,6 +5,7 @@ import type { ExtractedDocument } from '../types';
 import { decodeText } from './decode-text';
 import { DocumentBuilder } from './document-builder';
 import { detectDelimiter, parseCsv } from './parse-csv';
+import { noTextError } from './read-errors';
 import { TableBudget } from './table-budget';
 import type { ExtractLimits } from './task';
 
@@ -17,6 +18,7 @@ export async function readCsv(bytes: Uint8Array, name: string, limits: ExtractLi
     budget.spend(row);
     return true;
   });
+  if (totalRows === 0) throw noTextError(name);
   const builder = new DocumentBuilder().startSegment('sheet', 1, name);
   budget.appendTable(builder, rows, totalRows, name);
   builder.append('\n');

@@ -7,6 +7,7 @@ import { decodeText } from './decode-text';
 import { DocumentBuilder } from './document-builder';
 import { convertHtmlToMarkdown } from './html-to-markdown';
 import { loadJsdom } from './libraries';
+import { noTextError } from './read-errors';
 import { appendWithSections } from './sections';
 
 export async function readHtml(bytes: Uint8Array, name: string): Promise<ExtractedDocument> {
@@ -18,13 +19,13 @@ export async function readHtml(bytes: Uint8Array, name: string): Promise<Extract
     const document = dom.window.document;
     const root = findMainContent(document) ?? document.body ?? document.documentElement;
     const { markdown, headings } = convertHtmlToMarkdown(root, { dropBoilerplate: true, keepLinks: false });
+    if (!/\S/.test(markdown)) throw noTextError(name);
     const builder = new DocumentBuilder();
     const title = document.title.trim();
     // The <title> stands in for a missing <h1>; beside one it is mostly the same words plus the site's name.
     if (title && !headings.some((heading) => heading.level === 1)) builder.appendHeading(`# ${title}\n\n`, title, 1);
     appendWithSections(builder, markdown, headings);
     if (encoding !== 'utf-8') builder.addNote(`decoded from ${encoding}`);
-    if (!/\S/.test(markdown)) builder.addNote(`${name} has no readable text outside scripts and navigation`);
     return builder.build();
   } finally {
     dom.window.close();

@@ -8,7 +8,7 @@ import { DocumentBuilder } from './document-builder';
 import { formatMarkdownTable } from './markdown-table';
 import { checkOfficeContainer } from './office-container';
 import { attribute, readParagraphs, readRelationships, relationshipsPathOf } from './ooxml-parts';
-import { corruptError } from './read-errors';
+import { corruptError, noTextError } from './read-errors';
 import type { ExtractLimits } from './task';
 
 interface SlideContent {
@@ -34,6 +34,7 @@ export async function readPptx(bytes: Uint8Array, name: string, limits: ExtractL
     .map((target) => target!.path);
 
   const builder = new DocumentBuilder();
+  let slidesWithText = 0;
   slidePaths.forEach((slidePath, index) => {
     const number = index + 1;
     const slide = readSlide(read(slidePath) ?? '');
@@ -43,7 +44,10 @@ export async function readPptx(bytes: Uint8Array, name: string, limits: ExtractL
     builder.appendHeading(heading, slide.title || `Slide ${number}`, 1);
     for (const block of slide.blocks) builder.appendBlock(block);
     if (notes) builder.appendBlock(`Notes: ${notes}`);
+    if (slide.title || slide.blocks.length > 0 || notes) slidesWithText++;
   });
+  // "## Slide N" headings alone are not content: a deck of pictures has no text to read.
+  if (slidesWithText === 0) throw noTextError(name);
   builder.append('\n');
   return builder.build(slidePaths.length);
 }

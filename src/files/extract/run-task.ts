@@ -3,7 +3,6 @@
  * TypeScript can only load while worker-entry.mjs has tsx registered, which is only during this module's import.
  * The heavy libraries behind the readers load on first use instead (libraries.ts, pdf-engine.ts).
  */
-import { threadId } from 'node:worker_threads';
 import type { ExtractedDocument } from '../types';
 import { FileReadError } from '../types';
 import { readCsv } from './csv';
@@ -32,7 +31,7 @@ const readers: Partial<Record<DocumentKind, Reader>> = {
 export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
   try {
     const document = await readDocument(task);
-    return { ok: true, document, threadId };
+    return { ok: true, document };
   } catch (error) {
     const failure = error instanceof FileReadError ? error : corruptError(task.name, 'the reader failed on it', error);
     const cause = failure.cause ?? (error instanceof FileReadError ? undefined : error);

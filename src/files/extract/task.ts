@@ -31,5 +31,7 @@ export interface ExtractTask {
 }
 
 export type TaskOutcome =
-  | { ok: true; document: ExtractedDocument; threadId: number }
-  | { ok: false; code: FileErrorCode; message: string; detail?: string };
+  | { ok: true; document: ExtractedDocument }
+  | { ok: false; code: FileErrorCode; message: string; detail?: string }
+  /** Our side failed, not the file (the worker's modules did not load): an internal error, not a FileReadError. */
+  | { ok: false; broken: string };

@@ -14,6 +14,11 @@ const loading = import('./run-task.ts').finally(() => unregister());
 loading.catch(() => {});
 
 export default async function runInWorker(task) {
-  const { runTask } = await loading;
+  let runTask;
+  try {
+    ({ runTask } = await loading);
+  } catch (error) {
+    return { ok: false, broken: `its modules failed to load (${error?.message ?? error})` };
+  }
   return runTask(task);
 }

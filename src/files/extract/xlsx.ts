@@ -7,7 +7,7 @@ import type { ExtractedDocument } from '../types';
 import { DocumentBuilder } from './document-builder';
 import { loadExcelJs } from './libraries';
 import { checkOfficeContainer } from './office-container';
-import { corruptError } from './read-errors';
+import { corruptError, noTextError } from './read-errors';
 import { TableBudget } from './table-budget';
 import type { ExtractLimits } from './task';
 
@@ -22,6 +22,7 @@ export async function readXlsx(bytes: Uint8Array, name: string, limits: ExtractL
   }
   const builder = new DocumentBuilder();
   const budget = new TableBudget(limits);
+  let rowsWithValues = 0;
   workbook.worksheets.forEach((sheet, index) => {
     const hidden = sheet.state === 'hidden' || sheet.state === 'veryHidden' ? ' (hidden)' : '';
     builder.endBlock().startSegment('sheet', index + 1, `Sheet '${sheet.name}'`);
@@ -37,7 +38,10 @@ export async function readXlsx(bytes: Uint8Array, name: string, limits: ExtractL
       budget.spend(cells);
     });
     budget.appendTable(builder, rows, totalRows, `'${sheet.name}'`);
+    rowsWithValues += totalRows;
   });
+  // Sheet headings alone are not content: a workbook of empty sheets has nothing to read.
+  if (rowsWithValues === 0) throw noTextError(name);
   builder.append('\n');
   return builder.build(workbook.worksheets.length);
 }

@@ -55,6 +55,15 @@ describe('the extractor', () => {
     expect(error).toEqual(new Error('the run was cancelled'));
   });
 
+  it('rejects what is still being read when it is closed, with an internal error rather than a file error', async () => {
+    const closing = createDocumentExtractor();
+    const pending = failureOf(closing.extract({ bytes: text('late'), name: 'late.txt' }));
+    await closing.close();
+    const error = await pending;
+    expect(error).not.toBeInstanceOf(FileReadError);
+    expect(error).toMatchObject({ message: 'The document extractor was closed while it was reading late.txt.' });
+  });
+
   it('loads the worker entry under tsx as well (npm start, npm run bench)', async () => {
     const script = fileURLToPath(new URL('./fixtures/extract-under-tsx.ts', import.meta.url));
     const tsxCli = fileURLToPath(import.meta.resolve('tsx/cli'));

@@ -27,6 +27,12 @@ describe('HTML, CSV and text through the extractor', () => {
     expect(document.outline).toEqual([{ title: 'Release notes', level: 1, offset: 0 }]);
   });
 
+  it('fails a page whose only content is scripts and navigation as empty, not as an empty success', async () => {
+    const html = '<html><body><nav><a href="/">Home</a></nav><script>render()</script></body></html>';
+    const error = await extractor.extract({ bytes: utf8(html), name: 'shell.html' }).catch((error: unknown) => error);
+    expect(error).toMatchObject({ code: 'empty', message: 'shell.html contains no text that I could extract.' });
+  });
+
   it('reads a CSV with quoted delimiters and line breaks, guessing the delimiter, rows capped', async () => {
     const csv = 'name;note\r\n"Smith; J.";"said ""hi""\nand left"\r\nDoe;ok\r\nRoe;ok\r\nPoe;ok\r\n';
     const document = await extractor.extract({ bytes: utf8(csv), name: 'people.csv' });
