@@ -19,7 +19,10 @@ export async function readDocx(bytes: Uint8Array, name: string, limits: ExtractL
   let html: string;
   try {
     const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    ({ value: html } = await mammoth.convertToHtml({ buffer }, { convertImage: describeImage }));
+    // Review comments are kept (mammoth drops them unless comment references are mapped): "what did legal say
+    // in the draft?" is a fair question to ask about a DOCX.
+    const options = { convertImage: describeImage, styleMap: ['comment-reference => sup'] };
+    ({ value: html } = await mammoth.convertToHtml({ buffer }, options));
   } catch (error) {
     throw corruptError(name, 'its Word document structure is unreadable', error);
   }

@@ -82,7 +82,7 @@ class MarkdownWalker {
       const quoted = this.renderChildren(element).join('\n\n');
       return quoted ? [quoted.replace(/^/gm, '> ')] : [];
     }
-    if (tag === 'dd') return this.renderChildren(element).map((block) => `: ${block}`);
+    if (tag === 'dl') return this.renderDefinitions(element);
     return this.renderChildren(element);
   }
 
@@ -107,6 +107,25 @@ class MarkdownWalker {
       items.push(marker + body.replace(/\n(?=.)/g, `\n${' '.repeat(marker.length)}`));
     }
     return items.length ? [items.join('\n')] : [];
+  }
+
+  /** "Term: definition" (Word comments arrive from mammoth as <dt>Comment [AB1]</dt><dd>…</dd>). */
+  private renderDefinitions(list: Element): string[] {
+    const blocks: string[] = [];
+    let term = '';
+    for (const child of Array.from(list.children)) {
+      if (this.isDropped(child)) continue;
+      if (child.localName === 'dt') {
+        if (term) blocks.push(term);
+        term = tidyInline(this.renderInline(child));
+        continue;
+      }
+      const [first = '', ...rest] = this.renderChildren(child);
+      blocks.push(term && first ? `${term}: ${first}` : term || first, ...rest);
+      term = '';
+    }
+    if (term) blocks.push(term);
+    return blocks.filter(Boolean);
   }
 
   private renderTable(table: HTMLTableElement): string[] {
@@ -140,8 +159,8 @@ class MarkdownWalker {
 
   private renderLink(anchor: Element, text: string): string {
     const href = anchor.getAttribute('href') ?? '';
-    // Word footnote back-links ("↑") point at the reference in the body: noise once the footnote is "[n] text".
-    if (/^#(foot|end)note-ref-/.test(href)) return '';
+    // Word footnote and comment back-links ("↑") point back into the body: noise once the note is in the text.
+    if (/^#((foot|end)note|comment)-ref-/.test(href)) return '';
     if (!this.options.keepLinks || !/^https?:\/\//i.test(href) || !text.trim() || text.trim() === href) return text;
     return `[${text.trim()}](${href})`;
   }

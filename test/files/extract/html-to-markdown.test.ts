@@ -37,6 +37,10 @@ describe('convertHtmlToMarkdown', () => {
     ]);
   });
 
+  it('writes definition lists as "term: definition"', () => {
+    expect(convert('<dl><dt>TTL</dt><dd>Time to live.</dd><dt>Alone</dt></dl>').markdown).toBe('TTL: Time to live.\n\nAlone');
+  });
+
   it('drops page chrome only when asked', () => {
     const html = '<header>Site</header><nav>Menu</nav><article><header>Title</header><p>Body</p></article><footer>©</footer>';
     expect(convert(html, true).markdown).toBe('Title\n\nBody');

@@ -37,6 +37,13 @@ describe.skipIf(!corpusPresent)('Office documents over the corpus', () => {
       expect(text).toContain('[2] Fin.');
     });
 
+    it('keeps review comments, including a table inside one, after the body', async () => {
+      const { text } = await extract('Comments with table.docx');
+      expect(text).toContain('This line will have one [v1]comment.');
+      expect(text).toContain('Comment [v1]: Comment 1 for the one word.');
+      expect(text).toContain('Comment [v3]: Comment 3 with table.\n\n| cell (0, 0) | cell (0, 1) | cell (0, 2) |\n| --- |');
+    });
+
     it('turns headings into the outline and into section segments', async () => {
       const document = await extract('BackgroundReport - THE WORKING GROUP ON INTERNET GOVERNANCE.docx');
       expect(document.outline.length).toBeGreaterThan(5);
