@@ -3,21 +3,13 @@
  * in an answer (with a note), a model without tool calling is driven through ReAct, and a thread too long for the
  * endpoint is trimmed and answered.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANA, BEN, CHANNEL, startHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { ANA, BEN, CHANNEL, useHarness } from '../support/harness';
 import { listRunSteps, listThreadRuns } from '../../src/store/run-store';
 import { findThread } from '../../src/store/thread-store';
 import type { ChatRequestBody } from '../fakes/fake-openai';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ env: { MAX_ITERATIONS: '3' } });
-});
-afterAll(() => h.close());
-beforeEach(() => {
-  h.slack.reset();
-  h.model.reset();
-});
+const h = useHarness({ env: { MAX_ITERATIONS: '3' } });
 
 async function finishedRun(threadTs: string) {
   const thread = await findThread(h.database.db, CHANNEL, threadTs);

@@ -2,19 +2,11 @@
  * The walking skeleton, end to end: signed events into the real Bolt receiver, the real Web API and openai clients
  * against the fakes, PGlite underneath.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { ANA, BEN, CHANNEL, SIGNING_SECRET, useHarness } from '../support/harness';
 import { mentionEvent, postSlackEvent } from '../fakes/slack-signing';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
-beforeEach(() => {
-  h.slack.reset();
-  h.model.reset();
-});
+const h = useHarness();
 
 const userTexts = (request: { messages: Array<{ role: string; content: unknown }> }) =>
   request.messages.filter((m) => m.role !== 'system').map((m) => ({ role: m.role, content: JSON.stringify(m.content) }));

@@ -3,21 +3,13 @@
  * question or on the status message, or the status message's Stop button, ends the run cleanly — a note in the
  * thread, the run recorded as cancelled, what it had done so far still in run_steps.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { ANA, BEN, CHANNEL, SIGNING_SECRET, useHarness } from '../support/harness';
 import { postSlackEvent } from '../fakes/slack-signing';
 import { listFeedback, listRunSteps, listThreadRuns, type RunRow } from '../../src/store/run-store';
 import { findThread } from '../../src/store/thread-store';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
-beforeEach(() => {
-  h.slack.reset();
-  h.model.reset();
-});
+const h = useHarness();
 
 const mention = (text: string) => h.mention({ text: `<@${h.slack.botUserId}> ${text}` });
 

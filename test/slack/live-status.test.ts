@@ -2,23 +2,15 @@
  * While it works, the thread shows what it is doing: Slack's native status (assistant.threads.setStatus) per step,
  * and where that is refused, a status message with a Stop button, recorded on the run and deleted at the end.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CHANNEL, startHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { CHANNEL, useHarness } from '../support/harness';
 import { findActiveRunByMessage, listThreadRuns } from '../../src/store/run-store';
 import { findThread } from '../../src/store/thread-store';
 import { WebClient } from '@slack/web-api';
 import { createStatusIndicator } from '../../src/slack/status-indicator';
 import { createLogger } from '../../src/logging/logger';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
-beforeEach(() => {
-  h.slack.reset();
-  h.model.reset();
-});
+const h = useHarness();
 
 const mention = (text: string) => h.mention({ text: `<@${h.slack.botUserId}> ${text}` });
 /** The status is cleared just after the answer lands. */

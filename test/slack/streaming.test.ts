@@ -3,21 +3,13 @@
  * the model wrote, the feedback buttons arriving with the stop. Where Slack refuses streaming, one message is
  * posted and edited. Past one message's limit the answer continues in new messages.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
-import { ANA, CHANNEL, startHarness, textOf, type Harness } from '../support/harness';
+import { ANA, CHANNEL, useHarness, textOf } from '../support/harness';
 import { createAnswerWriter } from '../../src/slack/answer-writer';
 import { createLogger } from '../../src/logging/logger';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(() => h.close());
-beforeEach(() => {
-  h.slack.reset();
-  h.model.reset();
-});
+const h = useHarness();
 
 const mention = (text: string) => h.mention({ text: `<@${h.slack.botUserId}> ${text}` });
 const streamText = (body: Record<string, unknown>) => (typeof body.markdown_text === 'string' ? body.markdown_text : '');

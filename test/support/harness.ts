@@ -2,6 +2,7 @@
  * The real app, in-process, against the fakes over real HTTP: Bolt's receiver gets signed events, the Web API
  * client talks to the fake Slack, the openai SDK to the fake model. One harness per test file; `reset()` between tests.
  */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { startThreadwise, type RunningThreadwise, type StartOptions } from '../../src/app';
 import { openDatabase, type DatabaseHandle } from '../../src/store/db';
@@ -154,3 +155,26 @@ export function textOf(message: Posted): string {
 }
 
 export { newEventId };
+
+/**
+ * One harness for a test file: started before the first test, closed after the last, fakes reset between tests.
+ * Returns a stand-in that forwards to the running harness, so tests read `h.mention(…)`.
+ */
+export function useHarness(options: Parameters<typeof startHarness>[0] = {}): Harness {
+  let current: Harness | undefined;
+  beforeAll(async () => {
+    current = await startHarness(options);
+  });
+  afterAll(() => current?.close());
+  beforeEach(() => {
+    current!.slack.reset();
+    current!.model.reset();
+  });
+  return new Proxy({} as Harness, {
+    get: (_target, key) => {
+      if (!current) throw new Error('the harness is used before beforeAll started it');
+      const value = Reflect.get(current, key);
+      return typeof value === 'function' ? value.bind(current) : value;
+    },
+  });
+}
