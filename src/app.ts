@@ -16,7 +16,8 @@ import { loadSkillLibrary } from './skills';
 import { toBoltLogger } from './slack/bolt-logger';
 import { registerListeners } from './slack/listeners';
 import { createChannelResolver, createNameResolver } from './slack/thread-reader';
-import { openDatabase, type DatabaseHandle } from './store/db';
+import type { DatabaseHandle } from './store/db';
+import { DatabaseUnreachableError, openDatabaseWhenReachable } from './store/wait-for-database';
 import { pruneDedupeRecords } from './store/event-store';
 import { createThreadFilesService } from './files/thread-files-service';
 import { createDocumentExtractor } from './files/extract';
@@ -55,11 +56,19 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     });
   const now = options.now ?? Date.now;
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
-  const database =
-    options.database ??
-    (await openDatabase(
-      config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
-    ));
+  let database: DatabaseHandle;
+  try {
+    database =
+      options.database ??
+      (await openDatabaseWhenReachable(
+        config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
+        logger,
+      ));
+  } catch (error) {
+    skills.close();
+    if (error instanceof DatabaseUnreachableError) throw new StartupError(error.message);
+    throw error;
+  }
   const ownsDatabase = !options.database;
 
   const healthz = async (_req: unknown, res: import('node:http').ServerResponse) => {

@@ -38,8 +38,8 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
     await proxy?.close();
     await scratch?.drop();
   });
-  beforeEach(() => {
-    proxy.up();
+  beforeEach(async () => {
+    await proxy.up();
     h.slack.reset();
     h.model.reset();
   });
@@ -48,7 +48,7 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
 
   it('acknowledges a mention while the database is down, and answers it once the database is back', async () => {
     h.model.enqueue({ text: 'Answered after the outage.' });
-    proxy.down();
+    await proxy.down();
     expect(await health()).toBe(503);
 
     // The acknowledgement does not wait for the database (Slack would retry after 3 s).
@@ -57,7 +57,7 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed writes and claims
     expect(h.model.requests).toHaveLength(0);
 
-    proxy.up();
+    await proxy.up();
     expect(await h.answers(CHANNEL, ts, 1, 30_000)).toEqual(['Answered after the outage.']);
     expect(await health()).toBe(200);
     const warnings = h.logs.filter((line) => line.includes('could not record an incoming message') && line.includes('"level":"warn"'));
@@ -68,9 +68,9 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
     h.model.enqueue({ delayMs: 2_500, then: { text: 'Survived the outage.' } });
     const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> long question` });
     await h.model.waitForRequests(1);
-    proxy.down(); // heartbeats fail for a while, well within the lease
+    await proxy.down(); // heartbeats fail for a while, well within the lease
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    proxy.up();
+    await proxy.up();
 
     expect(await h.answers(CHANNEL, ts, 1, 30_000)).toEqual(['Survived the outage.']);
     const thread = await findThread(database.db, CHANNEL, ts);

@@ -1,25 +1,20 @@
 /**
- * A TCP proxy in front of PostgreSQL with an off switch: `down()` cuts every open connection and refuses new ones,
- * as a database restart or a network partition would; `up()` lets clients reconnect.
+ * A TCP proxy in front of PostgreSQL with an off switch: `down()` cuts every open connection and stops listening,
+ * so new connections are refused as they are while a database restarts; `up()` listens on the same port again.
  */
-import { createConnection, createServer, type Socket } from 'node:net';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
 export interface TcpProxy {
   port: number;
-  down(): void;
-  up(): void;
+  down(): Promise<void>;
+  up(): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
-  let isDown = false;
   const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    if (isDown) {
-      client.destroy();
-      return;
-    }
+  const server: Server = createServer((client) => {
     const upstream = createConnection(target.port, target.host);
     const cut = () => {
       client.destroy();
@@ -34,19 +29,21 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.pipe(upstream);
     upstream.pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listenOn = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
+  await listenOn(0);
+  const port = (server.address() as AddressInfo).port;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      if (!server.listening) return resolve();
+      server.close(() => resolve());
+    });
   return {
-    port: (server.address() as AddressInfo).port,
-    down() {
-      isDown = true;
-      for (const socket of sockets) socket.destroy();
+    port,
+    down: stop,
+    async up() {
+      if (!server.listening) await listenOn(port);
     },
-    up() {
-      isDown = false;
-    },
-    close() {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
+    close: stop,
   };
 }
