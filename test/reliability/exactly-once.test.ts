@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, type Harness } from '../support/harness';
-import { mentionEvent, messageEvent, postSlackEvent } from '../fakes/slack-signing';
+import { mentionEvent, messageEvent, postInteraction, postSlackEvent, postSlashCommand } from '../fakes/slack-signing';
 import { findThread } from '../../src/store/thread-store';
 import { listThreadRuns } from '../../src/store/run-store';
 
@@ -112,6 +112,30 @@ describe('Slack failing while the answer is posted', () => {
     expect(h.model.requests).toHaveLength(1);
     const failure = h.logs.slice(logsBefore).map((line) => JSON.parse(line)).find((line) => line.level === 'error' && JSON.stringify(line).includes('is_archived'));
     expect(failure).toMatchObject({ channel: CHANNEL, threadTs: ts });
+  });
+});
+
+describe('signature checks', () => {
+  it('refuse unsigned, mis-signed and replayed requests of every kind, and do no work for them', async () => {
+    const replayed = Math.floor(Date.now() / 1000) - 6 * 60; // outside Slack's five-minute window
+    const stored = h.slack.addMessage(CHANNEL, { user: ANA, text: `<@${h.slack.botUserId}> forged?` });
+    const event = mentionEvent({ channel: CHANNEL, user: ANA, text: stored.text!, ts: stored.ts });
+    const command = { command: '/ask', text: 'forged question', user_id: ANA, channel_id: CHANNEL };
+    const click = { type: 'block_actions', user: { id: ANA }, actions: [{ action_id: 'threadwise_feedback', value: 'positive:1' }] };
+    const statuses = await Promise.all([
+      fetch(h.eventsUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'event_callback', event }) }).then((r) => r.status),
+      postSlackEvent(h.eventsUrl, SIGNING_SECRET, event, { badSignature: true }).then((r) => r.status),
+      postSlackEvent(h.eventsUrl, SIGNING_SECRET, event, { timestamp: replayed }).then((r) => r.status),
+      postSlashCommand(h.eventsUrl, SIGNING_SECRET, command, { badSignature: true }).then((r) => r.status),
+      postSlashCommand(h.eventsUrl, SIGNING_SECRET, command, { timestamp: replayed }).then((r) => r.status),
+      postInteraction(h.eventsUrl, SIGNING_SECRET, click, { badSignature: true }).then((r) => r.status),
+      postInteraction(h.eventsUrl, SIGNING_SECRET, click, { timestamp: replayed }).then((r) => r.status),
+    ]);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401]);
+    await settle();
+    expect(h.model.requests).toHaveLength(0);
+    expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
+    expect(await runsOf(stored.ts)).toHaveLength(0);
   });
 });
 
