@@ -66,7 +66,8 @@ export function createIntake(deps: IntakeDependencies): Intake {
   const delays = deps.retryDelaysMs ?? [100, 250, 500, 1000, 2000, 5000];
   const maxHeld = deps.maxHeld ?? 10_000;
   const maxHoldMs = deps.maxHoldMs ?? 15 * 60_000;
-  const slots = createSlots(deps.concurrency ?? 8);
+  // Each write holds a pooled connection for its transaction: leave the rest of the pool to the worker.
+  const slots = createSlots(deps.concurrency ?? 4);
   /** The tail of each thread's chain of messages, by channel and thread ts. */
   const tails = new Map<string, Promise<void>>();
   const held = new Set<Held>();

@@ -116,6 +116,8 @@ export const runs = pgTable(
   (t) => [
     index('runs_thread_idx').on(t.threadId, t.id),
     index('runs_status_idx').on(t.status),
+    // The per-user rate limit counts a user's runs of the last minute inside every intake transaction.
+    index('runs_user_recent_idx').on(t.triggerUserId, t.createdAt),
     uniqueIndex('runs_trigger_idx').on(t.threadId, t.triggerTs),
     // At most one waiting and one working run per thread: messages that arrive meanwhile fold into the waiting one.
     uniqueIndex('runs_one_pending_per_thread').on(t.threadId).where(sql`status = 'pending'`),

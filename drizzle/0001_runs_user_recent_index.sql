@@ -1,0 +1,1 @@
+CREATE INDEX "runs_user_recent_idx" ON "runs" USING btree ("trigger_user_id","created_at");
