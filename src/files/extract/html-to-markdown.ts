@@ -2,7 +2,9 @@
  * A DOM tree to markdown, walked block by block: jsdom has no innerText and textContent runs paragraphs, cells and
  * list items together. Headings come back with their offsets in the markdown, for the outline.
  */
+import { readTableGrid } from './html-table-grid';
 import { formatMarkdownTable } from './markdown-table';
+import { isNeverText, isPageChrome } from './page-chrome';
 
 export interface MarkdownHeading {
   title: string;
@@ -22,10 +24,6 @@ const blockTags = new Set(
     'form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary table tbody td tfoot th thead tr ul')
     .split(' '),
 );
-const alwaysDropped = new Set('script style noscript template head title meta link svg canvas iframe object embed'.split(' '));
-const chromeTags = new Set('nav form button select input textarea aside'.split(' '));
-const chromeRoles = new Set(['navigation', 'banner', 'contentinfo', 'search', 'complementary']);
-const chromeClasses = ['navbox', 'mw-editsection', 'noprint', 'mw-jump-link', 'catlinks', 'printfooter', 'vertical-navbox'];
 
 /** Marks a heading's place in the joined text; replaced by nothing once its offset is known. */
 const headingMark = /\uE000(\d+)\uE001/g;
@@ -129,7 +127,7 @@ class MarkdownWalker {
   }
 
   private renderTable(table: HTMLTableElement): string[] {
-    const grid = readTableGrid(table, (cell) => this.renderChildren(cell).join(' '));
+    const grid = readTableGrid(table, (cell) => tidyInline(this.renderChildren(cell).join(' ')));
     const caption = table.caption ? tidyInline(this.renderInline(table.caption)) : '';
     const width = Math.max(0, ...grid.map((row) => row.length));
     // Single-column tables are layout, not data: their cells read better as ordinary paragraphs.
@@ -166,54 +164,8 @@ class MarkdownWalker {
   }
 
   private isDropped(element: Element): boolean {
-    const tag = element.localName;
-    if (alwaysDropped.has(tag)) return true;
-    if (!this.options.dropBoilerplate) return false;
-    if (element.hasAttribute('hidden') || element.getAttribute('aria-hidden') === 'true') return true;
-    if (chromeTags.has(tag) || chromeRoles.has(element.getAttribute('role') ?? '')) return true;
-    if ((tag === 'header' || tag === 'footer') && !isInsideMainContent(element)) return true;
-    return chromeClasses.some((name) => element.classList.contains(name));
+    return isNeverText(element) || (this.options.dropBoilerplate && isPageChrome(element));
   }
-}
-
-/** A hand-written closest(): jsdom's selector engine would keep the document alive (see html.ts). */
-function isInsideMainContent(element: Element): boolean {
-  for (let node = element.parentElement; node; node = node.parentElement) {
-    if (node.localName === 'article' || node.localName === 'main' || node.getAttribute('role') === 'main') return true;
-  }
-  return false;
-}
-
-/** Rows of cell text, with colspan and rowspan spread out so columns stay aligned. */
-function readTableGrid(table: HTMLTableElement, cellText: (cell: Element) => string): string[][] {
-  const grid: string[][] = [];
-  const spanning: Array<{ rows: number } | undefined> = [];
-  for (const row of Array.from(table.rows)) {
-    const cells: string[] = [];
-    let column = 0;
-    const fillSpans = () => {
-      while (spanning[column]) {
-        const span = spanning[column]!;
-        cells.push('');
-        if (--span.rows === 0) spanning[column] = undefined;
-        column++;
-      }
-    };
-    for (const cell of Array.from(row.cells)) {
-      fillSpans();
-      const text = tidyInline(cellText(cell));
-      const colspan = Math.min(Math.max(cell.colSpan, 1), 50);
-      const rowspan = Math.min(Math.max(cell.rowSpan, 1), 1000);
-      for (let i = 0; i < colspan; i++) {
-        cells.push(i === 0 ? text : '');
-        if (rowspan > 1) spanning[column] = { rows: rowspan - 1 };
-        column++;
-      }
-    }
-    fillSpans();
-    if (cells.some((cell) => cell !== '')) grid.push(cells);
-  }
-  return grid;
 }
 
 /** Source whitespace (including no-break spaces) is layout, not content; only <br> makes a line break. */

@@ -8,25 +8,18 @@ import { unzipSync } from 'fflate';
 import { corruptError, encryptedError, unsupportedError, zipBombError } from './read-errors';
 import type { ExtractLimits } from './task';
 
-export interface ZipEntryInfo {
-  name: string;
-  compressedBytes: number;
-  declaredBytes: number;
-}
-
 const cfbMagic = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 /** Ratio checks only matter once the total is big enough to hurt; small XML-heavy files reach 30× honestly. */
 const ratioCheckFloorBytes = 20 * 1024 * 1024;
 
-export function checkOfficeContainer(bytes: Uint8Array, name: string, limits: ExtractLimits): ZipEntryInfo[] {
+export function checkOfficeContainer(bytes: Uint8Array, name: string, limits: ExtractLimits): void {
   if (cfbMagic.every((b, i) => bytes[i] === b)) {
     if (Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).includes('EncryptedPackage', 0, 'utf16le')) {
       throw encryptedError(name);
     }
     throw unsupportedError(name, 'an old binary Office file (.doc/.xls/.ppt); saving it as .docx/.xlsx/.pptx would work');
   }
-  const entries = listZipEntries(bytes, name);
-  const declared = entries.reduce((sum, entry) => sum + entry.declaredBytes, 0);
+  const declared = sumDeclaredSizes(bytes, name);
   if (declared > limits.maxUnzippedBytes) {
     throw zipBombError(name, `${formatMb(declared)} declared, the limit is ${formatMb(limits.maxUnzippedBytes)}`);
   }
@@ -34,23 +27,25 @@ export function checkOfficeContainer(bytes: Uint8Array, name: string, limits: Ex
   if (declared > ratioCheckFloorBytes && ratio > limits.maxZipRatio) {
     throw zipBombError(name, `it expands ${Math.round(ratio)}× to ${formatMb(declared)}`);
   }
-  return entries;
 }
 
-function listZipEntries(bytes: Uint8Array, name: string): ZipEntryInfo[] {
-  const entries: ZipEntryInfo[] = [];
+/** Reads the central directory only: the filter sees every entry's declared size and declines to inflate it. */
+function sumDeclaredSizes(bytes: Uint8Array, name: string): number {
+  let entries = 0;
+  let declared = 0;
   try {
     unzipSync(bytes, {
       filter(file) {
-        entries.push({ name: file.name, compressedBytes: file.size, declaredBytes: file.originalSize });
+        entries++;
+        declared += file.originalSize;
         return false;
       },
     });
   } catch (error) {
     throw corruptError(name, 'its zip structure is incomplete, as if the upload was cut off', error);
   }
-  if (entries.length === 0) throw corruptError(name, 'the zip holds no files');
-  return entries;
+  if (entries === 0) throw corruptError(name, 'the zip holds no files');
+  return declared;
 }
 
 function formatMb(bytes: number): string {

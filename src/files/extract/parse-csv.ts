@@ -6,7 +6,6 @@
 export interface ParsedCsv {
   rows: string[][];
   totalRows: number;
-  delimiter: string;
 }
 
 const candidates = [',', ';', '\t', '|'];
@@ -19,7 +18,7 @@ export function parseCsv(text: string, delimiter: string, keep: (rowsKept: numbe
     totalRows++;
     if (keep(rows.length, row)) rows.push(row);
   }
-  return { rows, totalRows, delimiter };
+  return { rows, totalRows };
 }
 
 /** The candidate that splits the first records into the most fields, most consistently. */

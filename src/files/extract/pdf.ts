@@ -7,7 +7,7 @@ import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
 import { corruptError, emptyFileError, encryptedError, noTextLayerError } from './read-errors';
 
-export function pageMarker(pageNumber: number): string {
+function pageMarker(pageNumber: number): string {
   return `--- page ${pageNumber} ---`;
 }
 
