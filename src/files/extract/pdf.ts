@@ -51,6 +51,7 @@ function buildDocument(pages: Array<{ num: number; text: string }>, total: numbe
     }
   }
   builder.append('\n');
+  if (total === 0) throw corruptError(name, 'it has no pages');
   if (emptyPages.length === total) throw noTextLayerError(name, total);
   if (emptyPages.length > 0) {
     builder.addNote(`${emptyPages.length} of ${total} pages have no text layer (images only): ${formatPageList(emptyPages)}`);

@@ -33,11 +33,11 @@ export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
     const document = await readDocument(task);
     return { ok: true, document };
   } catch (error) {
+    // Anything a parser throws that we did not classify means it could not make sense of the file.
     const failure = error instanceof FileReadError ? error : corruptError(task.name, 'the reader failed on it', error);
-    const cause = failure.cause ?? (error instanceof FileReadError ? undefined : error);
-    const outcome: TaskOutcome = { ok: false, code: failure.code, message: failure.message };
-    if (cause !== undefined) outcome.detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    return outcome;
+    const { code, message, cause } = failure;
+    if (cause === undefined) return { ok: false, code, message };
+    return { ok: false, code, message, detail: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause) };
   }
 }
 

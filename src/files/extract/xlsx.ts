@@ -16,7 +16,8 @@ export async function readXlsx(bytes: Uint8Array, name: string, limits: ExtractL
   const { Workbook } = await loadExcelJs();
   const workbook = new Workbook();
   try {
-    await workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as never);
+    // exceljs types its input as an ArrayBuffer but hands it to JSZip, which takes any byte view: no copy needed.
+    await workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ArrayBuffer);
   } catch (error) {
     throw corruptError(name, 'its workbook structure is unreadable', error);
   }
