@@ -41,8 +41,7 @@ function buildDocument(pages: Array<{ num: number; text: string }>, total: numbe
   const builder = new DocumentBuilder();
   const emptyPages: number[] = [];
   for (const page of pages) {
-    // pdf-parse separates table cells with tabs; spaces around them and at line ends are layout residue.
-    const text = page.text.replace(/ *\t */g, '\t').replace(/[ \t]+\n/g, '\n').trim();
+    const text = page.text.replace(/[ \t]+\n/g, '\n').trim();
     builder.endBlock().startSegment('page', page.num, `p. ${page.num}`).append(`${pageMarker(page.num)}\n`);
     if (text) builder.append(text);
     else {
