@@ -5,15 +5,16 @@
 import type { ExtractedDocument } from '../types';
 import { DocumentBuilder } from './document-builder';
 import { convertHtmlToMarkdown } from './html-to-markdown';
-import { loadJsdom, loadMammoth } from './libraries';
+import { loadMammoth } from './libraries';
 import { checkOfficeContainer } from './office-container';
+import { parseGeneratedHtml } from './parse-generated-html';
 import { corruptError } from './read-errors';
 import { appendWithSections } from './sections';
 import type { ExtractLimits } from './task';
 
 export async function readDocx(bytes: Uint8Array, name: string, limits: ExtractLimits): Promise<ExtractedDocument> {
   checkOfficeContainer(bytes, name, limits);
-  const [mammoth, { JSDOM }] = await Promise.all([loadMammoth(), loadJsdom()]);
+  const mammoth = await loadMammoth();
   // Without this mammoth inlines every picture as a base64 data URL; an empty src leaves the alt text mammoth adds.
   const describeImage = mammoth.images.imgElement(async () => ({ src: '' }));
   let html: string;
@@ -26,7 +27,8 @@ export async function readDocx(bytes: Uint8Array, name: string, limits: ExtractL
   } catch (error) {
     throw corruptError(name, 'its Word document structure is unreadable', error);
   }
-  const { markdown, headings } = convertHtmlToMarkdown(JSDOM.fragment(html), { dropBoilerplate: false, keepLinks: true });
+  // mammoth's HTML is machine-written and simple: a light parser reads it without loading jsdom into the worker.
+  const { markdown, headings } = convertHtmlToMarkdown(parseGeneratedHtml(html), { dropBoilerplate: false, keepLinks: true });
   const builder = new DocumentBuilder();
   appendWithSections(builder, markdown, headings);
   return builder.build();

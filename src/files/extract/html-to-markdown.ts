@@ -4,6 +4,7 @@
  */
 import { readTableGrid } from './html-table-grid';
 import { formatMarkdownTable } from './markdown-table';
+import { isElement, isText, type MarkupElement, type MarkupNode } from './markup';
 import { isNeverText, isPageChrome } from './page-chrome';
 
 export interface MarkdownHeading {
@@ -28,7 +29,7 @@ const blockTags = new Set(
 /** Marks a heading's place in the joined text; replaced by nothing once its offset is known. */
 const headingMark = /\uE000(\d+)\uE001/g;
 
-export function convertHtmlToMarkdown(root: Node, options: ConvertOptions): { markdown: string; headings: MarkdownHeading[] } {
+export function convertHtmlToMarkdown(root: MarkupNode, options: ConvertOptions): { markdown: string; headings: MarkdownHeading[] } {
   const walker = new MarkdownWalker(options);
   const joined = walker.renderChildren(root).join('\n\n');
   const headings: MarkdownHeading[] = [];
@@ -47,7 +48,7 @@ class MarkdownWalker {
 
   constructor(private readonly options: ConvertOptions) {}
 
-  renderChildren(parent: Node): string[] {
+  renderChildren(parent: MarkupNode): string[] {
     const blocks: string[] = [];
     let inline = '';
     const flush = () => {
@@ -56,24 +57,23 @@ class MarkdownWalker {
       inline = '';
     };
     for (const child of Array.from(parent.childNodes)) {
-      if (child.nodeType === 3) inline += collapse((child as Text).data);
-      else if (child.nodeType === 1 && !this.isDropped(child as Element)) {
-        const element = child as Element;
-        if (blockTags.has(element.localName)) {
+      if (isText(child)) inline += collapse(child.data);
+      else if (isElement(child) && !this.isDropped(child)) {
+        if (blockTags.has(child.localName)) {
           flush();
-          blocks.push(...this.renderBlock(element));
-        } else inline += this.renderInline(element);
+          blocks.push(...this.renderBlock(child));
+        } else inline += this.renderInline(child);
       }
     }
     flush();
     return blocks;
   }
 
-  private renderBlock(element: Element): string[] {
+  private renderBlock(element: MarkupElement): string[] {
     const tag = element.localName;
     if (/^h[1-6]$/.test(tag)) return this.renderHeading(element, Number(tag[1]));
     if (tag === 'ul' || tag === 'ol') return this.renderList(element);
-    if (tag === 'table') return this.renderTable(element as HTMLTableElement);
+    if (tag === 'table') return this.renderTable(element);
     if (tag === 'pre') return [`\`\`\`\n${element.textContent?.replace(/\n$/, '') ?? ''}\n\`\`\``];
     if (tag === 'hr') return ['---'];
     if (tag === 'blockquote') {
@@ -84,21 +84,21 @@ class MarkdownWalker {
     return this.renderChildren(element);
   }
 
-  private renderHeading(element: Element, level: number): string[] {
+  private renderHeading(element: MarkupElement, level: number): string[] {
     const title = tidyInline(this.renderInline(element)).replace(/\n/g, ' ');
     if (!title) return [];
     this.headings.push({ title, level });
     return [`\uE000${this.headings.length - 1}\uE001${'#'.repeat(level)} ${title}`];
   }
 
-  private renderList(list: Element): string[] {
+  private renderList(list: MarkupElement): string[] {
     const ordered = list.localName === 'ol';
     let number = Number(list.getAttribute('start') ?? 1) || 1;
     const items: string[] = [];
     for (const item of Array.from(list.children)) {
       if (item.localName !== 'li' || this.isDropped(item)) continue;
       // Word footnotes (mammoth: <li id="footnote-3">) read as "[3] text", matching the "[3]" left in the body.
-      const footnote = /^(?:foot|end)note-(\d+)$/.exec(item.id);
+      const footnote = /^(?:foot|end)note-(\d+)$/.exec(item.getAttribute('id') ?? '');
       const marker = footnote ? `[${footnote[1]}] ` : ordered ? `${number++}. ` : '- ';
       const body = this.renderChildren(item).join('\n');
       if (!body) continue;
@@ -108,7 +108,7 @@ class MarkdownWalker {
   }
 
   /** "Term: definition" (Word comments arrive from mammoth as <dt>Comment [AB1]</dt><dd>…</dd>). */
-  private renderDefinitions(list: Element): string[] {
+  private renderDefinitions(list: MarkupElement): string[] {
     const blocks: string[] = [];
     let term = '';
     for (const child of Array.from(list.children)) {
@@ -126,16 +126,17 @@ class MarkdownWalker {
     return blocks.filter(Boolean);
   }
 
-  private renderTable(table: HTMLTableElement): string[] {
+  private renderTable(table: MarkupElement): string[] {
     const grid = readTableGrid(table, (cell) => tidyInline(this.renderChildren(cell).join(' ')));
-    const caption = table.caption ? tidyInline(this.renderInline(table.caption)) : '';
+    const captionElement = Array.from(table.children).find((child) => child.localName === 'caption');
+    const caption = captionElement ? tidyInline(this.renderInline(captionElement)) : '';
     const width = Math.max(0, ...grid.map((row) => row.length));
     // Single-column tables are layout, not data: their cells read better as ordinary paragraphs.
     if (width <= 1) return [caption, ...grid.flat()].filter(Boolean);
     return [caption, formatMarkdownTable(grid)].filter(Boolean);
   }
 
-  private renderInline(element: Element): string {
+  private renderInline(element: MarkupElement): string {
     if (this.isDropped(element)) return '';
     const tag = element.localName;
     if (tag === 'br') return '\n';
@@ -145,17 +146,17 @@ class MarkdownWalker {
     }
     let text = '';
     for (const child of Array.from(element.childNodes)) {
-      if (child.nodeType === 3) text += collapse((child as Text).data);
-      else if (child.nodeType === 1) {
-        const inner = this.renderInline(child as Element);
-        text += blockTags.has((child as Element).localName) ? ` ${inner} ` : inner;
+      if (isText(child)) text += collapse(child.data);
+      else if (isElement(child)) {
+        const inner = this.renderInline(child);
+        text += blockTags.has(child.localName) ? ` ${inner} ` : inner;
       }
     }
     if (tag === 'a') return this.renderLink(element, text);
     return text;
   }
 
-  private renderLink(anchor: Element, text: string): string {
+  private renderLink(anchor: MarkupElement, text: string): string {
     const href = anchor.getAttribute('href') ?? '';
     // Word footnote and comment back-links ("↑") point back into the body: noise once the note is in the text.
     if (/^#((foot|end)note|comment)-ref-/.test(href)) return '';
@@ -163,7 +164,7 @@ class MarkdownWalker {
     return `[${text.trim()}](${href})`;
   }
 
-  private isDropped(element: Element): boolean {
+  private isDropped(element: MarkupElement): boolean {
     return isNeverText(element) || (this.options.dropBoilerplate && isPageChrome(element));
   }
 }

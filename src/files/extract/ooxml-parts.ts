@@ -3,6 +3,7 @@
  * suffice because these parts are machine-written and the elements we read never nest in themselves.
  */
 import { posix } from 'node:path';
+import { decodeEntities } from './decode-entities';
 
 /** Relationship id → package path of its target, resolved against the part that owns the .rels file. */
 export function readRelationships(relsXml: string | undefined, ownerPath: string): Map<string, { type: string; path: string }> {
@@ -38,14 +39,4 @@ export function readParagraphs(xml: string): string[] {
     if (line.trim()) lines.push(line.trim());
   }
   return lines;
-}
-
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos);/gi, (entity, code: string) => {
-    if (code[0] === '#') {
-      const point = code[1] === 'x' || code[1] === 'X' ? parseInt(code.slice(2), 16) : parseInt(code.slice(1), 10);
-      return Number.isFinite(point) && point <= 0x10ffff ? String.fromCodePoint(point) : entity;
-    }
-    return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[code.toLowerCase()] ?? entity;
-  });
 }
