@@ -89,10 +89,15 @@ export function createIntake(deps: IntakeDependencies): Intake {
   const admit = ({ eventId, trigger }: IntakeItem): Promise<Admission> =>
     deps.db.transaction(async (tx) => {
       const db = tx as unknown as Database;
+      // Between statements, a turn for the event loop: on the embedded database each statement blocks it, and the
+      // acknowledgements of a burst of events must not wait for all of their writes.
       if (eventId && !(await claimEvent(db, eventId))) return { kind: 'duplicate' };
+      await nextTurn();
       // One message may arrive as app_mention and as message (two event ids): the (channel, ts) key decides.
       if (!(await claimMessage(db, trigger.channelId, trigger.messageTs))) return { kind: 'duplicate' };
+      await nextTurn();
       const refusal = await checkAccess(db, deps.policy, trigger);
+      await nextTurn();
       const thread = await upsertThread(db, {
         teamId: trigger.teamId,
         channelId: trigger.channelId,
@@ -101,6 +106,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
       });
       if (trigger.needsEngagedThread && !thread.engaged) return { kind: 'ignored' };
       if (refusal) return { kind: 'refused', refusal };
+      await nextTurn();
       const { run, folded } = await enqueueRun(db, {
         threadId: thread.id,
         triggerTs: trigger.messageTs,
@@ -203,6 +209,8 @@ export function createIntake(deps: IntakeDependencies): Intake {
     pending: () => held.size,
   };
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** At most `limit` tasks at once; the rest wait their turn in order. */
 function createSlots(limit: number) {
