@@ -61,6 +61,11 @@ describe.skipIf(!corpusPresent)('Office documents over the corpus', () => {
       expect(text).toMatch(/^ {3}1\. When you click Online Video/m);
     });
 
+    it('fails a DOCX of pictures only as empty rather than returning nothing', async () => {
+      const error = await failureOf(extract('having-images.docx'));
+      expect(error).toMatchObject({ code: 'empty', message: 'having-images.docx contains no text that I could extract.' });
+    });
+
     it('calls a DOCX whose zip was cut off corrupt', async () => {
       const error = await failureOf(extract('Complex01.truncated.docx'));
       expect(error.code).toBe('corrupt');
