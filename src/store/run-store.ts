@@ -69,7 +69,8 @@ export async function claimNextRun(db: Database, owner: string, leaseMs: number)
         leaseOwner: owner,
         leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
         attempts: sql`${runs.attempts} + 1`,
-        startedAt: sql`coalesce(${runs.startedAt}, now())`,
+        // clock_timestamp(), not now(): now() is when the statement began, which may be before it got its locks.
+        startedAt: sql`coalesce(${runs.startedAt}, clock_timestamp())`,
       })
       .where(
         sql`${runs.id} = (
@@ -131,7 +132,7 @@ export interface RunOutcome {
 export async function finishRun(db: Database, runId: number, owner: string, outcome: RunOutcome): Promise<boolean> {
   const updated = await db
     .update(runs)
-    .set({ ...outcome, finishedAt: sql`now()`, leaseOwner: null, leaseExpiresAt: null })
+    .set({ ...outcome, finishedAt: sql`clock_timestamp()`, leaseOwner: null, leaseExpiresAt: null })
     .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, 'running')))
     .returning({ id: runs.id });
   return updated.length === 1;
@@ -195,7 +196,7 @@ export async function findActiveRunByMessage(db: Database, channelId: string, me
 export async function requestCancel(db: Database, runId: number): Promise<'cancelled' | 'flagged' | 'finished'> {
   const [pending] = await db
     .update(runs)
-    .set({ status: 'cancelled', finishedAt: sql`now()`, error: 'cancelled by a user' })
+    .set({ status: 'cancelled', finishedAt: sql`clock_timestamp()`, error: 'cancelled by a user' })
     .where(and(eq(runs.id, runId), eq(runs.status, 'pending')))
     .returning({ id: runs.id });
   if (pending) return 'cancelled';

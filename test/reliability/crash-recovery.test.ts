@@ -75,7 +75,8 @@ function notesIn(threadTs: string): string[] {
 
 const answered = (threadTs: string, text: string) => slack.waitFor(() => answersIn(threadTs).some((answer) => answer.includes(text)), 45_000);
 
-describe('a process killed with kill -9', () => {
+// Each test starts two real processes on an on-disk embedded database: minutes, not seconds, on a loaded machine.
+describe('a process killed with kill -9', { timeout: 180_000 }, () => {
   it('mid-run: the next start resumes the run, tells the thread, and answers once', async () => {
     model.enqueue({ delayMs: 20_000, then: { text: 'Never delivered: the process is dead.' } }, { text: 'Answered after the restart.' });
     const first = await start();
@@ -115,7 +116,7 @@ describe('a process killed with kill -9', () => {
   });
 });
 
-describe('SIGTERM', () => {
+describe('SIGTERM', { timeout: 180_000 }, () => {
   it('with a run in flight: finishes the answer within the grace period, then exits 0', async () => {
     model.enqueue({ delayMs: 1_500, then: { text: 'Finished during shutdown.' } });
     const bot = await start({ SHUTDOWN_GRACE_SECONDS: '20', RUN_LEASE_SECONDS: '30' });

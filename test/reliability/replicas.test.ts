@@ -27,7 +27,7 @@ function tagsIn(request: ChatRequestBody): string[] {
   return [...new Set(JSON.stringify(asked.map((m) => m.content)).match(/Q\d+[a-z]?/g) ?? [])];
 }
 
-describe.skipIf(!adminUrl)('three replicas on one PostgreSQL', () => {
+describe.skipIf(!adminUrl)('three replicas on one PostgreSQL', { timeout: 180_000 }, () => {
   let slack: FakeSlack;
   let model: FakeOpenAI;
   let scratch: { url: string; drop(): Promise<void> };
