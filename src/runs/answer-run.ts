@@ -2,8 +2,8 @@ import type { WebClient } from '@slack/web-api';
 import type { ChatModel } from '../agent/chat-model';
 import { runAgentTurn } from '../agent/run-agent-turn';
 import { summarizeRunSteps, type RunStepRecord } from '../agent/run-records';
-import { buildThreadConversation, userIdsToResolve, type BotIdentity, type SlackMessage } from '../conversation';
-import { buildBudgetReport, buildModelMessages, fitToolResult } from '../context';
+import type { BotIdentity, SlackMessage } from '../conversation';
+import { buildBudgetReport, fitToolResult } from '../context';
 import { trimRequestForRetry } from '../agent/trim-request-for-retry';
 import type { ThreadFile } from '../files/types';
 import type { Logger } from '../logging/logger';
@@ -14,12 +14,12 @@ import { createStatusIndicator } from '../slack/status-indicator';
 import type { ChannelDetails } from '../slack/thread-reader';
 import { readThreadMessages } from '../slack/thread-reader';
 import type { Database } from '../store/db';
-import { insertRunSteps, listThreadRuns, mayPostAnswer, recordAnswerPosted, recordStatusMessage, type RunOutcome, type RunRow } from '../store/run-store';
+import { insertRunSteps, mayPostAnswer, recordAnswerPosted, recordStatusMessage, type RunOutcome, type RunRow } from '../store/run-store';
 import { getThreadById } from '../store/thread-store';
 import type { ToolRegistry } from '../tools/registry';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
 import { RunInterrupted } from './run-worker';
-import { arrangeRunTurns } from './arrange-run-turns';
+import { prepareTurn } from './prepare-turn';
 import { findPostedAnswer } from './find-posted-answer';
 import { STATUS_EVENT } from '../conversation';
 import type { CurrentImage } from '../context';
@@ -59,7 +59,6 @@ export interface AnswerRunDependencies {
   logger: Logger;
 }
 
-const RESERVE_FOR_ANSWER = 4_000;
 /** Rotated by Slack's native status while the model thinks. */
 const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
 /** A run interrupted this often (crash, kill, lost lease) is likely what kills the process: stop trying. */
@@ -129,54 +128,12 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
           })
           .catch((error) => log.warn('could not post the resuming note', { error }));
       }
-      const names = await deps.names(userIdsToResolve(messages, deps.bot));
-      const files = await deps.files.register(thread.id, messages, names);
-      const fileIdBySlackId = new Map(files.filter((f) => f.slackFileId).map((f) => [f.slackFileId!, f.id]));
-      const earlierRuns = await listThreadRuns(deps.db, thread.id);
-      const activityByAnswerTs = new Map(
-        earlierRuns.filter((r) => r.activity && r.answerTs[0]).map((r) => [r.answerTs[0]!, r.activity!]),
-      );
-      const conversation = buildThreadConversation({
-        channelId: thread.channelId,
-        threadTs: thread.threadTs,
-        messages,
-        bot: deps.bot,
-        names,
-        fileIdOf: (id) => fileIdBySlackId.get(id),
-        activityByAnswerTs,
-      });
-      // This run's own messages last; newer questions are the next run's.
-      const arranged = arrangeRunTurns(conversation.turns, run);
-      if (!arranged) {
+      const prepared = await prepareTurn(deps, thread, run, messages);
+      if ('nothing' in prepared) {
         await status.clear();
-        return { status: 'done', error: 'nothing to answer: the question was deleted' };
+        return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
-      conversation.turns = arranged;
-      const lastUser = conversation.turns.findLastIndex((turn) => turn.role === 'user');
-      if (lastUser < 0) return { status: 'done', error: 'nothing to answer: the thread has no question' };
-      conversation.turns.splice(lastUser + 1);
-
-      const access = deps.files.access(thread.id, files);
-      const [preloads, channel, shown] = await Promise.all([
-        deps.files.preloads(access, files),
-        deps.channel(thread.channelId),
-        deps.files.currentImages?.(access, currentTurnFileIds(conversation.turns, deps.bot.userId)) ?? { images: [], notes: [] },
-      ]);
-      const budget = { contextWindow: deps.settings.contextWindow, reserveForAnswer: RESERVE_FOR_ANSWER };
-      const built = buildModelMessages({
-        botName: deps.bot.name,
-        conversation,
-        files,
-        preloads,
-        skills: deps.skills.list(),
-        now: new Date(deps.now()),
-        timeZone: deps.settings.timeZone,
-        channel,
-        currentImages: shown.images,
-        imageNotes: shown.notes,
-        budget,
-        model: deps.model.name,
-      });
+      const { access, built, budget, shown } = prepared;
 
       const recordStep = (step: RunStepRecord) => steps.push(step);
       const result = await runAgentTurn({
@@ -251,13 +208,6 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
       await insertRunSteps(deps.db, run.id, steps).catch((error) => log.warn('could not record run steps', { error }));
     }
   };
-}
-
-/** Files on the current question and on every message since the bot last answered. */
-function currentTurnFileIds(turns: Array<{ role: string; files: Array<{ id: string }> }>, _botUserId: string): string[] {
-  const ids: string[] = [];
-  for (let i = turns.length - 1; i >= 0 && turns[i]!.role === 'user'; i--) ids.unshift(...turns[i]!.files.map((f) => f.id));
-  return ids;
 }
 
 function skillsLoadedBy(calls: Array<{ name: string; args: unknown; error?: string }>): string[] {
