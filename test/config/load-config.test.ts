@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config';
+
+const minimal = { SLACK_BOT_TOKEN: 'xoxb-123-abc', SLACK_SIGNING_SECRET: 'secret', OPENAI_API_KEY: 'sk-test' };
+
+describe('loadConfig', () => {
+  it('fills in the documented defaults', () => {
+    const result = loadConfig(minimal);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.config.slack).toMatchObject({ mode: 'http', port: 3000, apiUrl: 'https://slack.com/api/', replyWithoutMention: true });
+    expect(result.config.storage).toEqual({ databaseUrl: undefined, dataDir: './data' });
+    expect(result.config.skillsDir).toBe('./skills');
+    expect(result.config.files.preloadKb).toBe(8);
+    expect(result.config.agent.maxIterations).toBe(10);
+    expect(result.config.model.strategy).toBe('auto');
+  });
+
+  it('switches to Socket Mode when an app token is set, and then needs no signing secret', () => {
+    const result = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1-abc', OPENAI_API_KEY: 'k' });
+    expect(result.ok && result.config.slack.mode).toBe('socket');
+  });
+
+  it('needs no API key for a keyless OpenAI-compatible server', () => {
+    const result = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', OPENAI_BASE_URL: 'http://localhost:11434/v1' });
+    expect(result.ok).toBe(true);
+  });
+
+  it('reports every problem at once, one line each, naming the variable and the fix', () => {
+    const result = loadConfig({ SLACK_BOT_TOKEN: 'xoxp-user-token', PORT: 'eighty', REPLY_WITHOUT_MENTION: 'maybe', DATABASE_URL: 'not a url' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toEqual([
+      expect.stringMatching(/^SLACK_BOT_TOKEN must be a bot token starting with "xoxb-"/),
+      expect.stringMatching(/^PORT must be a whole number/),
+      expect.stringMatching(/^DATABASE_URL is not a valid URL .*unset it for the embedded database/),
+      expect.stringMatching(/^REPLY_WITHOUT_MENTION must be true or false/),
+      expect.stringMatching(/^SLACK_SIGNING_SECRET is missing: .*or set SLACK_APP_TOKEN/),
+      expect.stringMatching(/^OPENAI_API_KEY is missing/),
+    ]);
+    for (const problem of result.problems) expect(problem).not.toMatch(/\n/);
+  });
+});
