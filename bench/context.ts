@@ -2,6 +2,7 @@
  * Context figures: what the first request costs with every corpus file attached (metadata + bounded preloads)
  * against stuffing every file's full text in, and how fast a 300-message thread with 50 files builds.
  */
+import { corpusDir } from '../test/support/corpus';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchFigure, BenchSuite } from './figures';
@@ -9,7 +10,7 @@ import type { ThreadFile } from '../src/files/types';
 import { buildModelMessages, countTokens, type ContextInput } from '../src/context';
 import { makeSyntheticThread } from '../test/context/synthetic-thread';
 
-const CORPUS = new URL('../../shared/corpus/', import.meta.url).pathname;
+const CORPUS = corpusDir;
 const MODEL = 'gpt-5-mini';
 const WINDOW = 400_000; // gpt-5-mini
 const PRELOAD_KB = 8; // the PRELOAD_KB default

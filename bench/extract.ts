@@ -3,19 +3,18 @@
  * per file type, the main thread's longest event-loop stall and the process's peak RSS while the whole corpus is
  * extracted, and RSS once the idle pool has shrunk. Timings are the best of three: the machine is shared.
  */
+import { corpusDir } from '../test/support/corpus';
 import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { createDocumentExtractor, type DocumentExtractor } from '../src/files/extract';
 import { pandoc, pdftotext, type Anchor } from './extract-anchors';
 import { probeWhile } from './extract-probes';
 import { bestOf, timeInProcess, type Timing } from './extract-timing';
 import type { BenchFigure, BenchSuite } from './figures';
 
-const corpusDir = path.resolve(fileURLToPath(new URL('..', import.meta.url)), '../shared/corpus');
 const idleTimeoutMs = 3_000;
 const rounds = 3;
 const typeGroups: Record<string, RegExp> = {

@@ -12,6 +12,7 @@
  * mention is its own question with its own run (mentions arriving during a run would fold into one answer by
  * design). The worker runs with the shipped defaults (4 runs at once per process); the wall time reflects that.
  */
+import { corpusDir } from '../test/support/corpus';
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -29,7 +30,7 @@ import { startFakeOpenAI } from '../test/fakes/fake-openai';
 import { mentionEvent, postSlackEvent } from '../test/fakes/slack-signing';
 import { createScratchPostgres } from '../test/support/databases';
 
-const CORPUS = new URL('../../shared/corpus/', import.meta.url).pathname;
+const CORPUS = corpusDir;
 const THREADS = 50;
 const QUESTIONS_PER_THREAD = 4;
 const MODEL_DELAY_MS = 300;

@@ -10,7 +10,7 @@ import { saveDocument } from '../src/files/file-store';
 import { createHashingEmbedder, createSearcher, indexDocument, type Embedder, type Searcher } from '../src/files/search';
 import type { ExtractedDocument, ThreadFile } from '../src/files/types';
 import { openDatabase, type DatabaseHandle } from '../src/store/db';
-import { extractCorpusFiles, hasCorpus } from '../test/files/search/support/corpus';
+import { extractCorpusFiles, hasCorpus } from '../test/support/corpus';
 import { loadRetrievalSet, measureRecall, retrievalFiles } from '../test/files/search/support/retrieval-set';
 import type { BenchFigure, BenchSuite } from './figures';
 

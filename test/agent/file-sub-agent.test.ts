@@ -3,7 +3,7 @@ import type { ChatModel, ChatRequest } from '../../src/agent/chat-model';
 import { createFileSubAgent } from '../../src/agent/file-sub-agent';
 import type { RunStepRecord } from '../../src/agent/run-records';
 import { createSlots } from '../../src/files/extract/slots';
-import { hasCorpus } from '../files/search/support/corpus';
+import { hasCorpus } from '../support/corpus';
 import { openThreadWithFiles, type ThreadWithFiles } from '../files/search/support/thread-with-files';
 
 /** A model that answers from a script and remembers what it was asked. */

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { detectImageFormat } from '../../src/files/image-format';
 import { listImageCandidates } from '../../src/files/read-image';
@@ -9,6 +7,7 @@ import { createThreadFileAccess } from '../../src/files/thread-file-access';
 import type { DatabaseHandle } from '../../src/store/db';
 import { threads } from '../../src/store/schema';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
+import { corpusFile, hasCorpus, warnIfCorpusMissing } from '../support/corpus';
 import { testDatabases } from '../support/databases';
 
 const KB = 1024;
@@ -39,13 +38,12 @@ describe('image formats, by their bytes', () => {
   });
 
   it('reads the corpus screenshots as what they are', async (context) => {
-    const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
-    const shot = await readFile(path.join(corpus, 'screenshot-editor.png')).catch(() => undefined);
-    const photo = await readFile(path.join(corpus, 'baiona_color.jpg')).catch(() => undefined);
-    if (!shot || !photo) {
-      console.warn(`[read-image.test] ${corpus} is missing: corpus image checks skipped`);
+    if (!hasCorpus('screenshot-editor.png', 'baiona_color.jpg')) {
+      warnIfCorpusMissing('corpus image checks', 'screenshot-editor.png', 'baiona_color.jpg');
       return context.skip();
     }
+    const shot = corpusFile('screenshot-editor.png');
+    const photo = corpusFile('baiona_color.jpg');
     expect(detectImageFormat(shot)).toBe('png');
     expect(detectImageFormat(photo)).toBe('jpeg');
   });

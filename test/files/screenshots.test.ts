@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
-import { HAS_CORPUS, corpusFile } from '../support/corpus';
+import { corpusFile, corpusPresent, warnIfCorpusMissing } from '../support/corpus';
 import type { ChatRequestBody } from '../fakes/fake-openai';
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
@@ -30,7 +30,9 @@ function decode(dataUrl: string): { mime: string; bytes: Buffer } {
   return { mime: match[1]!, bytes: Buffer.from(match[2]!, 'base64') };
 }
 
-describe.skipIf(!HAS_CORPUS)('screenshots on the question', () => {
+warnIfCorpusMissing('screenshot tests');
+
+describe.skipIf(!corpusPresent)('screenshots on the question', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ env: { MAX_IMAGE_KB: '300' } });
@@ -101,7 +103,7 @@ describe.skipIf(!HAS_CORPUS)('screenshots on the question', () => {
   });
 });
 
-describe.skipIf(!HAS_CORPUS)('a model without vision', () => {
+describe.skipIf(!corpusPresent)('a model without vision', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ env: { OPENAI_VISION: 'false' } });

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,11 +11,12 @@ import { extractFileTool } from '../../src/tools/extract-file';
 import { loadFileTool } from '../../src/tools/load-file';
 import { peekFileTool } from '../../src/tools/peek-file';
 import type { ToolContext } from '../../src/tools/tool';
+import { corpusDir, corpusPresent, warnIfCorpusMissing } from '../support/corpus';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 
-const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
-const hasCorpus = existsSync(corpus);
-if (!hasCorpus) console.warn(`[extract-file.test] ${corpus} is missing: extract_file tests over real documents are skipped`);
+const corpus = corpusDir;
+const hasCorpus = corpusPresent;
+warnIfCorpusMissing('extract_file tests over real documents');
 
 const MIME_TYPES: Record<string, string> = {
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,11 +8,12 @@ import { openDatabase, type DatabaseHandle } from '../../src/store/db';
 import { threads } from '../../src/store/schema';
 import { createLoadFileTool, loadFileTool } from '../../src/tools/load-file';
 import type { ToolContext } from '../../src/tools/tool';
+import { corpusDir, corpusPresent, warnIfCorpusMissing } from '../support/corpus';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 
-const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
-const hasCorpus = existsSync(corpus);
-if (!hasCorpus) console.warn(`[load-file.test] ${corpus} is missing: load_file tests over real documents are skipped`);
+const corpus = corpusDir;
+const hasCorpus = corpusPresent;
+warnIfCorpusMissing('load_file tests over real documents');
 
 const MIME_TYPES: Record<string, string> = {
   pdf: 'application/pdf',

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,11 +8,12 @@ import { openDatabase, type DatabaseHandle } from '../../src/store/db';
 import { threads } from '../../src/store/schema';
 import { peekFileTool } from '../../src/tools/peek-file';
 import { UnknownFileError, type ToolContext } from '../../src/tools/tool';
+import { corpusDir, corpusPresent, warnIfCorpusMissing } from '../support/corpus';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 
-const corpus = path.resolve(import.meta.dirname, '../../../shared/corpus');
-const hasCorpus = existsSync(corpus);
-if (!hasCorpus) console.warn(`[peek-file.test] ${corpus} is missing: peek_file tests over real documents are skipped`);
+const corpus = corpusDir;
+const hasCorpus = corpusPresent;
+warnIfCorpusMissing('peek_file tests over real documents');
 
 describe.skipIf(!hasCorpus)('peek_file over real documents', () => {
   let handle: DatabaseHandle;

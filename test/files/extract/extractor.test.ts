@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../../src/files/extract';
 import { FileReadError } from '../../../src/files/types';
-import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from './corpus';
+import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../../support/corpus';
 
 warnIfCorpusMissing('extractor pool behaviour on corpus files');
 

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../../src/files/extract';
 import type { ExtractedDocument } from '../../../src/files/types';
 import { FileReadError } from '../../../src/files/types';
-import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from './corpus';
+import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../../support/corpus';
 
 warnIfCorpusMissing('PDF extraction');
 

@@ -1,7 +1,7 @@
 import iconv from 'iconv-lite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../../src/files/extract';
-import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from './corpus';
+import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../../support/corpus';
 
 warnIfCorpusMissing('HTML, CSV and markdown extraction over the corpus');
 

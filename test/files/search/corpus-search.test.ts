@@ -8,12 +8,12 @@ import { createSearcher, indexDocument, type Searcher } from '../../../src/files
 import type { ExtractedDocument, ThreadFile } from '../../../src/files/types';
 import type { DatabaseHandle } from '../../../src/store/db';
 import { testDatabases } from '../../support/databases';
-import { extractCorpusFiles, hasCorpus, noteMissingCorpus } from './support/corpus';
+import { extractCorpusFiles, hasCorpus, warnIfCorpusMissing } from '../../support/corpus';
 import { loadRetrievalSet, measureRecall, normalise } from './support/retrieval-set';
 
 const NAMES = ['GeoTopo-komprimiert.pdf', 'federal-register-2020-17221.pdf', 'pr-136-example.pdf'];
 const available = hasCorpus(...NAMES);
-if (!available) noteMissingCorpus('corpus search tests');
+warnIfCorpusMissing('corpus search tests', ...NAMES);
 
 let documents: Map<string, ExtractedDocument>;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { createThreadFileAccess, type FileAccess } from '../../../../src/files/t
 import { openDatabase, type DatabaseHandle } from '../../../../src/store/db';
 import { threads } from '../../../../src/store/schema';
 import { startFakeSlack } from '../../../fakes/fake-slack';
-import { corpusDir } from './corpus';
+import { corpusDir } from '../../../support/corpus';
 
 export type UploadedFile =
   | { name: string; mimetype: string; text: string }
