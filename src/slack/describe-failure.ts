@@ -14,6 +14,8 @@ export function describeFailure(error: unknown): string {
         return 'Sorry — the AI model isn’t answering right now (I tried several times). Please ask again in a minute.';
       case 'context_length':
         return 'Sorry — this thread is too long for the model even after trimming. Start a new thread with the key details and I’ll pick it up.';
+      case 'tools_unsupported':
+        return 'Sorry — the AI model behind me does not support tool calling, and I’m set to require it. The team that runs me can set AGENT_STRATEGY=auto (or react) to fix this.';
       case 'auth':
         return 'Sorry — the AI model refused my credentials. The team that runs me needs to check the API key.';
       default:
