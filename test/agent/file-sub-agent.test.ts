@@ -4,7 +4,7 @@ import { createFileSubAgent } from '../../src/agent/file-sub-agent';
 import type { RunStepRecord } from '../../src/agent/run-records';
 import { createSlots } from '../../src/files/extract/slots';
 import { hasCorpus } from '../support/corpus';
-import { openThreadWithFiles, type ThreadWithFiles } from '../files/search/support/thread-with-files';
+import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 
 /** A model that answers from a script and remembers what it was asked. */
 function scriptedModel(reply: (request: ChatRequest, call: number) => string | Promise<string>) {

@@ -5,7 +5,7 @@ import type { RunStepRecord } from '../../src/agent/run-records';
 import { createSlots } from '../../src/files/extract/slots';
 import { askFileTool } from '../../src/tools/ask-file';
 import { UnknownFileError, type SubAgentRunner, type ToolContext } from '../../src/tools/tool';
-import { openThreadWithFiles, type ThreadWithFiles } from '../files/search/support/thread-with-files';
+import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 
 const contract = (party: string, months: number) =>
   `# Contract with ${party}\n\n## Termination\n\nEither side may end this contract with ${months} months' notice in writing.`;

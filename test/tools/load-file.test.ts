@@ -1,18 +1,10 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentExtractor, type DocumentExtractor } from '../../src/files/extract';
-import { registerThreadFiles } from '../../src/files/registry';
-import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
-import { openDatabase, type DatabaseHandle } from '../../src/store/db';
-import { threads } from '../../src/store/schema';
+import type { FileAccess } from '../../src/files/thread-file-access';
 import { createLoadFileTool, loadFileTool } from '../../src/tools/load-file';
 import type { ToolContext } from '../../src/tools/tool';
-import { corpusDir, corpusPresent, warnIfCorpusMissing } from '../support/corpus';
-import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
+import { corpusPresent, warnIfCorpusMissing } from '../support/corpus';
+import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 
-const corpus = corpusDir;
-const hasCorpus = corpusPresent;
 warnIfCorpusMissing('load_file tests over real documents');
 
 const MIME_TYPES: Record<string, string> = {
@@ -22,41 +14,19 @@ const MIME_TYPES: Record<string, string> = {
   csv: 'text/csv',
 };
 
-describe.skipIf(!hasCorpus)('load_file over real documents', () => {
-  let handle: DatabaseHandle;
-  let slack: FakeSlack;
-  let extractor: DocumentExtractor;
+describe.skipIf(!corpusPresent)('load_file over real documents', () => {
+  let thread: ThreadWithFiles;
   let files: FileAccess;
   const activity: string[] = [];
   const shown: Array<{ fileId: string; name: string; dataUrl: string }> = [];
 
   beforeAll(async () => {
-    [handle, slack] = await Promise.all([openDatabase({ driver: 'pglite' }), startFakeSlack()]);
-    extractor = createDocumentExtractor();
     // F1 … F4, in this order.
     const names = ['tables.docx', 'federal-register-2020-17221.pdf', 'screenshot-editor.png', 'password-example.pdf'];
-    const uploads = await Promise.all(
-      names.map(async (name) =>
-        slack.addFile({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, content: await readFile(path.join(corpus, name)) }),
-      ),
-    );
-    const [thread] = await handle.db.insert(threads).values({ channelId: 'C1', threadTs: '2.1' }).returning({ id: threads.id });
-    const registered = await registerThreadFiles(handle.db, thread!.id, [{ ts: '2.2', authorName: 'Ann', files: uploads }]);
-    files = createThreadFileAccess({
-      db: handle.db,
-      threadId: thread!.id,
-      files: registered,
-      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
-      extractor,
-      limits: { maxFileBytes: 50 * 1024 * 1024, maxImageBytes: 1536 * 1024 },
-      slackFiles: new Map(uploads.map((f) => [f.id, f])),
-    });
+    thread = await openThreadWithFiles(names.map((name) => ({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, corpus: true as const })));
+    files = thread.files;
   });
-  afterAll(async () => {
-    await extractor?.close();
-    await slack?.close();
-    await handle?.close();
-  });
+  afterAll(() => thread?.close());
 
   const context = (tokensLeft = 100_000): ToolContext => ({
     files,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchFileTool } from '../../src/tools/search-file';
 import { UnknownFileError, type ToolContext } from '../../src/tools/tool';
-import { openThreadWithFiles, type ThreadWithFiles } from '../files/search/support/thread-with-files';
+import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 
 const contract = [
   '# Service agreement',

@@ -5,14 +5,14 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createDocumentExtractor } from '../../../../src/files/extract';
-import { registerThreadFiles } from '../../../../src/files/registry';
-import { createSearcher, indexDocument, type Embedder } from '../../../../src/files/search';
-import { createThreadFileAccess, type FileAccess } from '../../../../src/files/thread-file-access';
-import { openDatabase, type DatabaseHandle } from '../../../../src/store/db';
-import { threads } from '../../../../src/store/schema';
-import { startFakeSlack } from '../../../fakes/fake-slack';
-import { corpusDir } from '../../../support/corpus';
+import { createDocumentExtractor } from '../../src/files/extract';
+import { registerThreadFiles } from '../../src/files/registry';
+import { createSearcher, indexDocument, type Embedder } from '../../src/files/search';
+import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
+import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { threads } from '../../src/store/schema';
+import { startFakeSlack } from '../fakes/fake-slack';
+import { corpusDir } from './corpus';
 
 export type UploadedFile =
   | { name: string; mimetype: string; text: string }
