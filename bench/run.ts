@@ -1,34 +1,72 @@
 /**
- * `npm run bench [-- --json FILE] [-- --only NAME]`: runs every suite, prints a table, optionally writes the figures
- * as one flat JSON object for outside checks.
+ * `npm run bench [-- --json FILE] [-- --only NAME]`: runs every suite, each in a fresh process, prints one table,
+ * and optionally writes the figures as one flat JSON object for outside checks.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { BenchFigure, BenchSuite } from './figures';
-import { suites } from './suites';
+import type { BenchFigure } from './figures';
+import { suiteLoaders } from './suites';
 
 const { values } = parseArgs({
-  options: { json: { type: 'string' }, only: { type: 'string' } },
+  options: {
+    json: { type: 'string' },
+    only: { type: 'string' },
+    /** Internal: a suite's child process writes its full figures here for the parent. */
+    figures: { type: 'string' },
+  },
   allowPositionals: false,
 });
 
-const selected: BenchSuite[] = values.only ? suites.filter((s) => s.name === values.only) : suites;
-const figures: BenchFigure[] = [];
-for (const suite of selected) {
-  process.stderr.write(`running ${suite.name}…\n`);
-  try {
-    figures.push(...(await suite.run()));
-  } catch (error) {
-    process.stderr.write(`${suite.name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
+const names = values.only ? [values.only] : Object.keys(suiteLoaders);
+const unknown = names.filter((name) => !suiteLoaders[name]);
+if (unknown.length) {
+  process.stderr.write(`unknown suite ${unknown.join(', ')}; the suites are: ${Object.keys(suiteLoaders).join(', ')}\n`);
+  process.exit(2);
+}
+
+const figures = values.only ? await runHere(values.only) : names.flatMap(runInChild);
+if (values.figures) {
+  await writeFile(values.figures, JSON.stringify(figures));
+} else {
+  printTable(figures);
+  if (values.json) {
+    await writeFile(values.json, `${JSON.stringify(Object.fromEntries(figures.map((f) => [f.key, f.value])), null, 2)}\n`);
+    process.stderr.write(`figures written to ${values.json}\n`);
   }
 }
 
-printTable(figures);
-if (values.json) {
-  const flat = Object.fromEntries(figures.map((f) => [f.key, f.value]));
-  await writeFile(values.json, `${JSON.stringify(flat, null, 2)}\n`);
-  process.stderr.write(`figures written to ${values.json}\n`);
+async function runHere(name: string): Promise<BenchFigure[]> {
+  process.stderr.write(`running ${name}…\n`);
+  try {
+    return await (await suiteLoaders[name]!()).run();
+  } catch (error) {
+    process.stderr.write(`${name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+    return [];
+  }
+}
+
+function runInChild(name: string): BenchFigure[] {
+  const dir = mkdtempSync(path.join(tmpdir(), 'threadwise-bench-'));
+  const out = path.join(dir, 'figures.json');
+  try {
+    const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--only', name, '--figures', out], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    if (child.status !== 0) process.exitCode = 1;
+    return JSON.parse(readFileSync(out, 'utf8')) as BenchFigure[];
+  } catch {
+    process.stderr.write(`${name} wrote no figures\n`);
+    process.exitCode = 1;
+    return [];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 function printTable(rows: BenchFigure[]): void {

@@ -1,8 +1,12 @@
 import type { BenchSuite } from './figures';
-import { contextSuite } from './context';
-import { extractSuite } from './extract';
-import { searchSuite } from './search';
-import { loadSuite } from './load';
 
-/** Every bench suite, in the order they run. Each lives in its own file beside this one. */
-export const suites: BenchSuite[] = [contextSuite, extractSuite, searchSuite, loadSuite];
+/**
+ * Every bench suite, in the order they run, each loaded only when it runs: `npm run bench` gives each suite a
+ * process of its own, so one suite's modules, caches and garbage never show in another's memory or timing figures.
+ */
+export const suiteLoaders: Record<string, () => Promise<BenchSuite>> = {
+  context: () => import('./context').then((m) => m.contextSuite),
+  extract: () => import('./extract').then((m) => m.extractSuite),
+  search: () => import('./search').then((m) => m.searchSuite),
+  load: () => import('./load').then((m) => m.loadSuite),
+};
