@@ -162,6 +162,11 @@ function chunkBlocks(chunks: unknown): unknown[] {
   return chunks.filter((c) => c?.type === 'blocks' && Array.isArray(c.blocks)).flatMap((c) => c.blocks as unknown[]);
 }
 
+/** Text a chat.*Stream call adds: `markdown_text`, then any markdown_text chunks. */
+function streamedText(args: Record<string, any>): string {
+  return (typeof args.markdown_text === 'string' ? args.markdown_text : '') + chunkText(args.chunks);
+}
+
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const botToken = options.botToken ?? 'xoxb-fake-bot-token';
   const botUserId = options.botUserId ?? 'U0BOT';
@@ -279,6 +284,16 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   };
 
   const isOwnMessage = (m: StoredMessage) => m.user === botUserId || m.bot_id === botId;
+  /** The bot's own message that is still streaming, or the error Slack gives for it. */
+  const streamingMessage = (args: Record<string, any>): { channel: string; ts: string; message: StoredMessage } | { error: string } => {
+    const channel = str(args.channel) ?? '';
+    const ts = str(args.ts) ?? '';
+    const message = store.get(channel, ts);
+    if (!message) return { error: 'message_not_found' };
+    if (!isOwnMessage(message)) return { error: 'message_not_owned_by_app' };
+    if (store.streamState(channel, ts) !== 'streaming') return { error: 'message_not_in_streaming_state' };
+    return { channel, ts, message };
+  };
 
   const methods: Record<string, Method> = {
     'auth.test': () =>
@@ -444,7 +459,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       const threadTs = str(args.thread_ts);
       if (!channel) return fail('channel_not_found');
       if (!threadTs) return fail('invalid_arguments', 'missing required field: thread_ts');
-      const text = (typeof args.markdown_text === 'string' ? args.markdown_text : '') + chunkText(args.chunks);
+      const text = streamedText(args);
       const message = botMessage(store.nextTs(), { thread_ts: threadTs }, text);
       const blocks = chunkBlocks(args.chunks);
       if (blocks.length > 0) message.blocks = blocks;
@@ -453,13 +468,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
 
     'chat.appendStream': (args) => {
-      const channel = str(args.channel) ?? '';
-      const ts = str(args.ts) ?? '';
-      const message = store.get(channel, ts);
-      if (!message) return fail('message_not_found');
-      if (!isOwnMessage(message)) return fail('message_not_owned_by_app');
-      if (store.streamState(channel, ts) !== 'streaming') return fail('message_not_in_streaming_state');
-      const text = (typeof args.markdown_text === 'string' ? args.markdown_text : '') + chunkText(args.chunks);
+      const found = streamingMessage(args);
+      if ('error' in found) return fail(found.error);
+      const { channel, ts, message } = found;
+      const text = streamedText(args);
       const blocks = chunkBlocks(args.chunks);
       if (!text && blocks.length === 0 && !Array.isArray(args.chunks)) return fail('invalid_arguments', 'markdown_text or chunks is required');
       message.text += text;
@@ -468,13 +480,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
 
     'chat.stopStream': (args) => {
-      const channel = str(args.channel) ?? '';
-      const ts = str(args.ts) ?? '';
-      const message = store.get(channel, ts);
-      if (!message) return fail('message_not_found');
-      if (!isOwnMessage(message)) return fail('message_not_owned_by_app');
-      if (store.streamState(channel, ts) !== 'streaming') return fail('message_not_in_streaming_state');
-      message.text += (typeof args.markdown_text === 'string' ? args.markdown_text : '') + chunkText(args.chunks);
+      const found = streamingMessage(args);
+      if ('error' in found) return fail(found.error);
+      const { channel, ts, message } = found;
+      message.text += streamedText(args);
       const blocks = [...chunkBlocks(args.chunks), ...(Array.isArray(args.blocks) ? args.blocks : [])];
       if (blocks.length > 0) message.blocks = [...(message.blocks ?? []), ...blocks];
       if (args.metadata && typeof args.metadata === 'object') message.metadata = args.metadata;
