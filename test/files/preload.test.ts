@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { computePreloads, cutPrefix } from '../../src/files/preload';
 import { prefetchThreadFiles } from '../../src/files/prefetch';
-import { registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
-import { createThreadFileAccess } from '../../src/files/thread-file-access';
 import { FileReadError, type ExtractedDocument } from '../../src/files/types';
-import type { DatabaseHandle } from '../../src/store/db';
-import { threads } from '../../src/store/schema';
-import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { testDatabases } from '../support/databases';
+import { useFileTestbed } from '../support/file-testbed';
 
 const extractor = {
   calls: [] as string[],
@@ -36,54 +32,21 @@ describe('cutting a preload', () => {
 });
 
 describe.each(testDatabases())('preloads and prefetch on $label', (database) => {
-  let handle: DatabaseHandle;
-  let slack: FakeSlack;
-  let threadCount = 0;
-
-  beforeAll(async () => {
-    handle = await database.open();
-    slack = await startFakeSlack();
-  });
-  afterAll(async () => {
-    await slack?.close();
-    await handle?.close();
-  });
+  const bed = useFileTestbed(database);
   beforeEach(() => {
-    slack.reset();
     extractor.calls.length = 0;
   });
 
   /** One message per file, in the order given (so the last file is the newest). */
-  async function accessTo(files: SlackFileObject[]) {
-    threadCount += 1;
-    const [row] = await handle.db
-      .insert(threads)
-      .values({ channelId: 'CPRE', threadTs: `1700000004.${String(threadCount).padStart(6, '0')}` })
-      .returning({ id: threads.id });
-    const registered = await registerThreadFiles(
-      handle.db,
-      row!.id,
-      files.map((file, i) => ({ ts: `1700000005.00000${i}`, files: [file] })),
-    );
-    const access = createThreadFileAccess({
-      db: handle.db,
-      threadId: row!.id,
-      files: registered,
-      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
-      extractor,
-      limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
-      slackFiles: new Map(files.map((f) => [f.id, f])),
-    });
-    return { access, files: registered };
-  }
+  const accessTo = (files: SlackFileObject[]) => bed.threadWith(files, { extractor });
 
-  const textFile = (name: string, content: string) => slack.addFile({ name, mimetype: 'text/plain', content });
-  const pdfFile = (name: string, content: string) => slack.addFile({ name, mimetype: 'application/pdf', content });
+  const textFile = (name: string, content: string) => bed.slack.addFile({ name, mimetype: 'text/plain', content });
+  const pdfFile = (name: string, content: string) => bed.slack.addFile({ name, mimetype: 'application/pdf', content });
 
   it('preloads nothing when PRELOAD_KB is 0', async () => {
     const { access, files } = await accessTo([textFile('a.log', 'hello')]);
     expect(await computePreloads(access, files, 0)).toEqual(new Map());
-    expect(slack.downloads).toEqual([]);
+    expect(bed.slack.downloads).toEqual([]);
   });
 
   it('preloads the first KB of text files, and a PDF only once its text is cached', async () => {
@@ -106,7 +69,7 @@ describe.each(testDatabases())('preloads and prefetch on $label', (database) => 
       textFile('old.txt', 'o'.repeat(900)),
       textFile('middle.txt', 'm'.repeat(900)),
       textFile('new.txt', 'n'.repeat(300)),
-      slack.addFile({ name: 'shot.png', mimetype: 'image/png', content: Buffer.from('89504e470d0a1a0a', 'hex') }),
+      bed.slack.addFile({ name: 'shot.png', mimetype: 'image/png', content: Buffer.from('89504e470d0a1a0a', 'hex') }),
     ]);
     const preloads = await computePreloads(access, files, 1, { totalKb: 1.25 });
     // 1,280 characters in all: new.txt (300) and middle.txt (900) fit; old.txt would not.
@@ -118,7 +81,7 @@ describe.each(testDatabases())('preloads and prefetch on $label', (database) => 
       textFile('a.txt', 'alpha'),
       pdfFile('broken.pdf', 'CORRUPT bytes'),
       pdfFile('b.pdf', 'beta'),
-      slack.addFile({ name: 'shot.png', mimetype: 'image/png', content: Buffer.from('89504e470d0a1a0a', 'hex') }),
+      bed.slack.addFile({ name: 'shot.png', mimetype: 'image/png', content: Buffer.from('89504e470d0a1a0a', 'hex') }),
     ]);
     const infos: string[] = [];
     const result = await prefetchThreadFiles(access, files, { logger: { info: (m) => infos.push(m), warn: (m) => infos.push(m) } });
@@ -129,7 +92,7 @@ describe.each(testDatabases())('preloads and prefetch on $label', (database) => 
     // The question that follows finds everything cached.
     await access.readText('F3');
     await expect(access.readText('F2')).rejects.toMatchObject({ code: 'corrupt' });
-    expect(slack.downloads).toHaveLength(3);
+    expect(bed.slack.downloads).toHaveLength(3);
     expect(extractor.calls.sort()).toEqual(['a.txt', 'b.pdf', 'broken.pdf']);
   });
 });

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { detectImageFormat } from '../../src/files/image-format';
 import { listImageCandidates } from '../../src/files/read-image';
-import { registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
-import { createThreadFileAccess } from '../../src/files/thread-file-access';
-import type { DatabaseHandle } from '../../src/store/db';
-import { threads } from '../../src/store/schema';
-import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { corpusFile, hasCorpus, warnIfCorpusMissing } from '../support/corpus';
 import { testDatabases } from '../support/databases';
+import { useFileTestbed } from '../support/file-testbed';
 
 const KB = 1024;
 
@@ -69,48 +65,22 @@ describe('image formats, by their bytes', () => {
 });
 
 describe.each(testDatabases())('showing an image to the model on $label', (database) => {
-  let handle: DatabaseHandle;
-  let slack: FakeSlack;
-  let threadCount = 0;
+  const bed = useFileTestbed(database);
+  const noExtraction = { extract: () => Promise.reject(new Error('images are not extracted')) };
 
-  beforeAll(async () => {
-    handle = await database.open();
-    slack = await startFakeSlack();
-  });
-  afterAll(async () => {
-    await slack?.close();
-    await handle?.close();
-  });
-  beforeEach(() => slack.reset());
-
-  async function accessTo(file: SlackFileObject, maxImageBytes = 64 * KB) {
-    threadCount += 1;
-    const [row] = await handle.db
-      .insert(threads)
-      .values({ channelId: 'CIMG', threadTs: `1700000003.${String(threadCount).padStart(6, '0')}` })
-      .returning({ id: threads.id });
-    const files = await registerThreadFiles(handle.db, row!.id, [{ ts: '1.1', files: [file] }]);
-    return createThreadFileAccess({
-      db: handle.db,
-      threadId: row!.id,
-      files,
-      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
-      extractor: { extract: () => Promise.reject(new Error('images are not extracted')) },
-      limits: { maxFileBytes: 10 * 1024 * KB, maxImageBytes },
-      slackFiles: new Map([[file.id, file]]),
-    });
-  }
+  const accessTo = async (file: SlackFileObject, maxImageBytes = 64 * KB) =>
+    (await bed.threadWith([file], { extractor: noExtraction, limits: { maxFileBytes: 10 * 1024 * KB, maxImageBytes } })).access;
 
   it('sends a small screenshot as it is, with its size from Slack', async () => {
-    const access = await accessTo(slack.addFile({ name: 'error.png', mimetype: 'image/png', content: png(1280, 800, 20 * KB) }));
+    const access = await accessTo(bed.slack.addFile({ name: 'error.png', mimetype: 'image/png', content: png(1280, 800, 20 * KB) }));
     const image = await access.readImage('F1');
     expect(image.dataUrl.startsWith('data:image/png;base64,iVBORw0KGgo')).toBe(true);
     expect(image).toMatchObject({ width: 1280, height: 800 });
-    expect(slack.downloads).toHaveLength(1);
+    expect(bed.slack.downloads).toHaveLength(1);
   });
 
   it('falls back to the largest thumbnail under the cap when the original is too big', async () => {
-    const file = slack.addFile({
+    const file = bed.slack.addFile({
       name: 'retina.png',
       mimetype: 'image/png',
       content: png(2880, 1800, 200 * KB),
@@ -119,16 +89,16 @@ describe.each(testDatabases())('showing an image to the model on $label', (datab
     const image = await (await accessTo(file)).readImage('F1');
     expect(Buffer.from(image.dataUrl.split(',')[1]!, 'base64').readUInt32BE(16)).toBe(960);
     // The original was never fetched: its declared size was over the cap.
-    expect(slack.downloads.map((d) => d.path.split('/').pop())).toEqual(['thumb_1024', 'thumb_960']);
+    expect(bed.slack.downloads.map((d) => d.path.split('/').pop())).toEqual(['thumb_1024', 'thumb_960']);
   });
 
   it('shows a JPEG as JPEG, whatever Slack calls it', async () => {
-    const access = await accessTo(slack.addFile({ name: 'photo.png', mimetype: 'image/png', content: jpeg(1000) }));
+    const access = await accessTo(bed.slack.addFile({ name: 'photo.png', mimetype: 'image/png', content: jpeg(1000) }));
     expect((await access.readImage('F1')).dataUrl.startsWith('data:image/jpeg;base64,')).toBe(true);
   });
 
   it('refuses a HEIC it cannot show, saying why', async () => {
-    const access = await accessTo(slack.addFile({ name: 'IMG_0042.HEIC', mimetype: 'image/heic', content: heic() }));
+    const access = await accessTo(bed.slack.addFile({ name: 'IMG_0042.HEIC', mimetype: 'image/heic', content: heic() }));
     await expect(access.readImage('F1')).rejects.toMatchObject({
       code: 'unsupported',
       message: "I can't show IMG_0042.HEIC: it is a HEIC image, and I can only look at PNG, JPEG, GIF and WebP. Share it as PNG or JPEG and I'll look.",
@@ -136,12 +106,12 @@ describe.each(testDatabases())('showing an image to the model on $label', (datab
   });
 
   it("shows a HEIC through Slack's JPEG thumbnail when there is one", async () => {
-    const file = slack.addFile({ name: 'IMG_0043.HEIC', mimetype: 'image/heic', content: heic(), thumbs: { thumb_720: jpeg(500) } });
+    const file = bed.slack.addFile({ name: 'IMG_0043.HEIC', mimetype: 'image/heic', content: heic(), thumbs: { thumb_720: jpeg(500) } });
     expect((await (await accessTo(file)).readImage('F1')).dataUrl.startsWith('data:image/jpeg;base64,')).toBe(true);
   });
 
   it('says so when no version of the image fits the cap', async () => {
-    const file = slack.addFile({ name: 'poster.png', mimetype: 'image/png', content: png(8000, 8000, 300 * KB) });
+    const file = bed.slack.addFile({ name: 'poster.png', mimetype: 'image/png', content: png(8000, 8000, 300 * KB) });
     await expect((await accessTo(file)).readImage('F1')).rejects.toMatchObject({
       code: 'too_large',
       message: expect.stringMatching(/^I can't show poster\.png: it is 300 KB, over the 64 KB I send to the model/),
@@ -149,7 +119,7 @@ describe.each(testDatabases())('showing an image to the model on $label', (datab
   });
 
   it('will not show a document as an image', async () => {
-    const access = await accessTo(slack.addFile({ name: 'spec.pdf', mimetype: 'application/pdf', content: '%PDF-1.4' }));
+    const access = await accessTo(bed.slack.addFile({ name: 'spec.pdf', mimetype: 'application/pdf', content: '%PDF-1.4' }));
     await expect(access.readImage('F1')).rejects.toMatchObject({ code: 'unsupported', message: expect.stringContaining('spec.pdf is not an image') });
   });
 });

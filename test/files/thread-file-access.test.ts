@@ -1,14 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { findTextLengths, getDocumentForFile } from '../../src/files/file-store';
-import { listThreadFiles, registerThreadFiles } from '../../src/files/registry';
+import { listThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess } from '../../src/files/thread-file-access';
 import { FileReadError, type ExtractedDocument } from '../../src/files/types';
-import type { DatabaseHandle } from '../../src/store/db';
-import { threads } from '../../src/store/schema';
 import { UnknownFileError } from '../../src/tools/tool';
-import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { testDatabases } from '../support/databases';
+import { useFileTestbed } from '../support/file-testbed';
 
 /** Reads bytes as text, pages split on form feeds, and counts its calls — or fails the way it is told to. */
 function countingExtractor() {
@@ -32,51 +30,16 @@ function countingExtractor() {
 }
 
 describe.each(testDatabases())('thread file access on $label', (database) => {
-  let handle: DatabaseHandle;
-  let slack: FakeSlack;
+  const bed = useFileTestbed(database);
   let extractor: ReturnType<typeof countingExtractor>;
-  let threadCount = 0;
-
-  beforeAll(async () => {
-    handle = await database.open();
-    slack = await startFakeSlack();
-  });
-  afterAll(async () => {
-    await slack?.close();
-    await handle?.close();
-  });
   beforeEach(() => {
-    slack.reset();
     extractor = countingExtractor();
   });
 
   /** A thread holding these files, one message each, and the access a run would get for it. */
-  async function threadWith(files: SlackFileObject[], options: { withObjects?: boolean } = {}) {
-    threadCount += 1;
-    const [row] = await handle.db
-      .insert(threads)
-      .values({ channelId: 'C1', threadTs: `1700000001.${String(threadCount).padStart(6, '0')}` })
-      .returning({ id: threads.id });
-    const threadId = row!.id;
-    const registered = await registerThreadFiles(
-      handle.db,
-      threadId,
-      files.map((file, i) => ({ ts: `1700000002.00000${i}`, authorName: 'Ann', files: [file] })),
-    );
-    const open = (list = registered) =>
-      createThreadFileAccess({
-        db: handle.db,
-        threadId,
-        files: list,
-        slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
-        extractor,
-        limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
-        slackFiles: options.withObjects === false ? undefined : new Map(files.map((f) => [f.id, f])),
-      });
-    return { threadId, access: open(), open };
-  }
+  const threadWith = (files: SlackFileObject[], options: { withObjects?: boolean } = {}) => bed.threadWith(files, { extractor, ...options });
 
-  const text = (name: string, content: string) => slack.addFile({ name, mimetype: 'text/plain', content });
+  const text = (name: string, content: string) => bed.slack.addFile({ name, mimetype: 'text/plain', content });
 
   it('reads a file once: the second question costs no download and no parse, also in a later run', async () => {
     const { access, open } = await threadWith([text('notes.txt', 'page one\fpage two')]);
@@ -86,7 +49,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
 
     await access.readText('F1');
     await open().readText('F1');
-    expect(slack.downloads).toHaveLength(1);
+    expect(bed.slack.downloads).toHaveLength(1);
     expect(extractor.calls).toEqual(['notes.txt']);
   });
 
@@ -94,7 +57,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     const { access } = await threadWith([text('shared.txt', 'same')]);
     const [a, b, c] = await Promise.all([access.readText('F1'), access.readText('F1'), access.readText('f1')]);
     expect([a.text, b.text, c.text]).toEqual(['same', 'same', 'same']);
-    expect(slack.downloads).toHaveLength(1);
+    expect(bed.slack.downloads).toHaveLength(1);
     expect(extractor.calls).toHaveLength(1);
   });
 
@@ -106,24 +69,24 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     impatient.abort(new Error('the run was cancelled'));
     await expect(first).rejects.toThrow('the run was cancelled');
     expect((await second).text).toBe('worth the wait');
-    expect(slack.downloads).toHaveLength(1);
+    expect(bed.slack.downloads).toHaveLength(1);
   });
 
   it('refuses a declared 1 GB upload without downloading any of it', async () => {
-    const huge = slack.addFile({ name: 'dump.csv', mimetype: 'text/csv', content: 'a,b\n', declaredSize: 1024 ** 3 });
+    const huge = bed.slack.addFile({ name: 'dump.csv', mimetype: 'text/csv', content: 'a,b\n', declaredSize: 1024 ** 3 });
     const { access } = await threadWith([huge]);
     await expect(access.readText('F1')).rejects.toMatchObject({
       code: 'too_large',
       message: 'dump.csv is too large for me to read: it is 1 GB, and I read files up to 1 MB. Share a smaller export or the part you need.',
     });
-    expect(slack.downloads).toEqual([]);
+    expect(bed.slack.downloads).toEqual([]);
   });
 
   it('parses the same bytes once even when they are shared again as another file', async () => {
     const { access } = await threadWith([text('v1.txt', 'identical bytes'), text('copy of v1.txt', 'identical bytes')]);
     await access.readText('F1');
     await access.readText('F2');
-    expect(slack.downloads).toHaveLength(2);
+    expect(bed.slack.downloads).toHaveLength(2);
     expect(extractor.calls).toEqual(['v1.txt']);
   });
 
@@ -134,8 +97,8 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     expect(access.get('F1').error?.code).toBe('corrupt');
     await expect(open().readText('F1')).rejects.toMatchObject({ code: 'corrupt', message: expect.stringContaining('broken.pdf') });
     expect(extractor.calls).toHaveLength(1);
-    expect(slack.downloads).toHaveLength(1);
-    expect((await listThreadFiles(handle.db, threadId))[0]!.error?.code).toBe('corrupt');
+    expect(bed.slack.downloads).toHaveLength(1);
+    expect((await listThreadFiles(bed.handle.db, threadId))[0]!.error?.code).toBe('corrupt');
   });
 
   it('does not cache an error of the moment: a timed-out extraction is tried again', async () => {
@@ -168,24 +131,24 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     expect((await access.extract('F1.txt')).file.id).toBe('F1.txt');
 
     const later = createThreadFileAccess({
-      db: handle.db,
+      db: bed.handle.db,
       threadId,
-      files: await listThreadFiles(handle.db, threadId),
-      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+      files: await listThreadFiles(bed.handle.db, threadId),
+      slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl },
       extractor,
       limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
     });
     expect(later.get('F1.txt').pageCount).toBe(3);
     expect((await later.readText('F1.txt')).text).toBe('one\ntwo\nthree');
     expect(extractor.calls).toHaveLength(1);
-    expect(await getDocumentForFile(handle.db, threadId, 'F1.txt')).toMatchObject({ contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(await findTextLengths(handle.db, later.list())).toEqual(new Map([['F1', 13], ['F1.txt', 13]]));
+    expect(await getDocumentForFile(bed.handle.db, threadId, 'F1.txt')).toMatchObject({ contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await findTextLengths(bed.handle.db, later.list())).toEqual(new Map([['F1', 13], ['F1.txt', 13]]));
   });
 
   it('says plainly when a file is deleted, external or a tombstone, without downloading it', async () => {
-    const deleted = slack.addFile({ name: 'old-plan.docx', mimetype: 'text/plain', content: 'x', access: 'deleted' });
-    const external = slack.addFile({ name: 'Roadmap', mimetype: 'application/vnd.google-apps.document', content: '', access: 'external' });
-    const tombstone = slack.addFile({ name: 'gone.pdf', mimetype: 'application/pdf', content: 'x', access: 'tombstone' });
+    const deleted = bed.slack.addFile({ name: 'old-plan.docx', mimetype: 'text/plain', content: 'x', access: 'deleted' });
+    const external = bed.slack.addFile({ name: 'Roadmap', mimetype: 'application/vnd.google-apps.document', content: '', access: 'external' });
+    const tombstone = bed.slack.addFile({ name: 'gone.pdf', mimetype: 'application/pdf', content: 'x', access: 'tombstone' });
     const { access } = await threadWith([deleted, external, tombstone]);
 
     await expect(access.readText('F1')).rejects.toMatchObject({ code: 'deleted', message: "I can't open old-plan.docx: it has been deleted from Slack." });
@@ -194,7 +157,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
       message: "I can't open Roadmap: it is a link to Google Drive, not a file stored in Slack. Download it and upload the file here instead.",
     });
     await expect(access.readText('F3')).rejects.toMatchObject({ code: 'deleted' });
-    expect(slack.downloads.map((d) => d.path)).toEqual([expect.stringContaining(deleted.id)]);
+    expect(bed.slack.downloads.map((d) => d.path)).toEqual([expect.stringContaining(deleted.id)]);
     expect(extractor.calls).toEqual([]);
   });
 
@@ -202,17 +165,17 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     const file = text('later.txt', 'after a restart');
     const { access } = await threadWith([file], { withObjects: false });
     expect((await access.readText('F1')).text).toBe('after a restart');
-    expect(slack.callsTo('files.info').map((c) => c.body.file)).toEqual([file.id]);
+    expect(bed.slack.callsTo('files.info').map((c) => c.body.file)).toEqual([file.id]);
   });
 
   it('hands each first extraction to the indexing hook, once', async () => {
     const indexed: Array<[string, string]> = [];
     const { threadId, access } = await threadWith([text('index-me.txt', 'words to find')]);
     const hooked = createThreadFileAccess({
-      db: handle.db,
+      db: bed.handle.db,
       threadId,
       files: access.list(),
-      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+      slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl },
       extractor,
       limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
       onExtracted: async (contentHash, document) => {
@@ -228,10 +191,10 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
     const { threadId, access } = await threadWith([text('a.txt', 'alpha'), text('b.txt', 'beta')]);
     const seen: Array<{ files: string[]; hashes: number; query: string }> = [];
     const searching = createThreadFileAccess({
-      db: handle.db,
+      db: bed.handle.db,
       threadId,
       files: access.list(),
-      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+      slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl },
       extractor,
       limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
       slackFiles: undefined,
@@ -250,7 +213,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
 
   it('tells the model an image has no text and how to see it', async () => {
     const png = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(64)]);
-    const { access } = await threadWith([slack.addFile({ name: 'shot.png', mimetype: 'image/png', content: png })]);
+    const { access } = await threadWith([bed.slack.addFile({ name: 'shot.png', mimetype: 'image/png', content: png })]);
     await expect(access.readText('F1')).rejects.toMatchObject({
       code: 'unsupported',
       message: 'shot.png is an image, so it has no text to read: load_file(F1) shows it to me as a picture.',
