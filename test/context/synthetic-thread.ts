@@ -3,6 +3,7 @@
  * files attached along the way, a few of them preloaded. Seeded, so every run builds the same thread; a new seed
  * gives new strings (nothing cached yet).
  */
+import { seededRandom } from '../support/seeded-random';
 import type { ConversationTurn } from '../../src/conversation/types';
 import type { ThreadFile } from '../../src/files/types';
 
@@ -33,7 +34,7 @@ export interface SyntheticThread {
 }
 
 export function makeSyntheticThread(messages: number, fileCount: number, seed = 1): SyntheticThread {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
   const sentence = () => {
     const words = Array.from({ length: 6 + Math.floor(random() * 14) }, () => pick(WORDS));
@@ -68,15 +69,4 @@ export function makeSyntheticThread(messages: number, fileCount: number, seed = 
     turns.push({ role: 'user', speaker, speakerId: `U${speaker}`, text: paragraph(1 + Math.floor(random() * 4)), ts, edited: false, files: attached.map((f) => ({ id: f.id, name: f.name })) });
   }
   return { turns, files, preloads };
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }

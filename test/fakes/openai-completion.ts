@@ -119,14 +119,10 @@ export function completionChunks(model: string, script: CompletionScript, usage:
   const calls = resolveCalls(script);
   const id = nextId('chatcmpl-');
   const created = Math.floor(Date.now() / 1000);
+  const envelope = (rest: Record<string, unknown>) =>
+    JSON.stringify({ id, object: 'chat.completion.chunk', created, model, service_tier: 'default', system_fingerprint: 'fp_fake', ...rest });
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-    JSON.stringify({
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model,
-      service_tier: 'default',
-      system_fingerprint: 'fp_fake',
+    envelope({
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
       ...(includeUsage ? { usage: null } : {}),
     });
@@ -140,20 +136,7 @@ export function completionChunks(model: string, script: CompletionScript, usage:
     for (const piece of splitArguments(call.arguments)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
   out.push(chunk({}, finishReason(script, calls)));
-  if (includeUsage) {
-    out.push(
-      JSON.stringify({
-        id,
-        object: 'chat.completion.chunk',
-        created,
-        model,
-        service_tier: 'default',
-        system_fingerprint: 'fp_fake',
-        choices: [],
-        usage: usageJson(usage),
-      }),
-    );
-  }
+  if (includeUsage) out.push(envelope({ choices: [], usage: usageJson(usage) }));
   out.push('[DONE]');
   return out;
 }

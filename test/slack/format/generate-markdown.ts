@@ -3,6 +3,10 @@
  * made of several code points, tables, Windows newlines, unclosed fences. Same seed, same text: a failure names its seed.
  */
 
+import { seededRandom, type Random } from '../../support/seeded-random';
+
+export { seededRandom, type Random };
+
 export interface MarkdownShape {
   fences?: boolean;
   tables?: boolean;
@@ -10,20 +14,6 @@ export interface MarkdownShape {
   cjk?: boolean;
   emoji?: boolean;
   crlf?: boolean;
-}
-
-export type Random = () => number;
-
-/** mulberry32: small, fast and good enough to vary test inputs. */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ['the', 'deploy', 'failed', 'because', 'a', 'config', 'value', 'was', 'missing', 'see', 'logs', 'retry', 'with', 'backoff', 'token', 'thread', 'answer', 'file', 'report.pdf', "don't", 'e.g.', '42', '3.14', '**bold**', '_it_', '`npm ci`', '(maybe)', 'über', 'naïve'];
