@@ -18,7 +18,6 @@ import { registerListeners } from './slack/listeners';
 import { createChannelResolver, createNameResolver } from './slack/thread-reader';
 import type { DatabaseHandle } from './store/db';
 import { DatabaseUnreachableError, openDatabaseWhenReachable } from './store/wait-for-database';
-import { yieldBetweenQueries } from './store/yield-between-queries';
 import { pruneDedupeRecords } from './store/event-store';
 import { createThreadFilesService } from './files/thread-files-service';
 import { createDocumentExtractor } from './files/extract';
@@ -71,7 +70,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     throw error;
   }
   const ownsDatabase = !options.database;
-  if (ownsDatabase) yieldBetweenQueries(database);
 
   const healthz = async (_req: unknown, res: import('node:http').ServerResponse) => {
     try {

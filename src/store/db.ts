@@ -1,13 +1,15 @@
 /**
  * The only module that connects to a database. Same schema, same queries, two drivers:
- * no DATABASE_URL → embedded PGlite in DATA_DIR; DATABASE_URL → PostgreSQL through postgres.js.
+ * no DATABASE_URL → embedded PGlite in DATA_DIR, on a thread of its own; DATABASE_URL → PostgreSQL through postgres.js.
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { PGlite } from '@electric-sql/pglite';
 import * as schema from './schema';
+import { startPgliteThread } from './pglite-in-worker';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
@@ -36,22 +38,19 @@ export async function openDatabase(location: DatabaseLocation): Promise<Database
 }
 
 async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
-  const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
-  let client;
+  let dir: string | undefined;
   if (dataDir) {
-    const dir = path.resolve(dataDir, 'pglite');
+    dir = path.resolve(dataDir, 'pglite');
     await mkdir(dir, { recursive: true });
-    client = await PGlite.create(dir);
-  } else {
-    client = await PGlite.create();
   }
-  const db = drizzle(client, { schema });
+  const thread = await startPgliteThread(dir);
+  const db = drizzle(thread.client as unknown as PGlite, { schema });
   try {
     await migrate(db, { migrationsFolder });
   } catch (error) {
-    await client.close();
+    await thread.close();
     throw error;
   }
   return {
@@ -60,7 +59,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    close: () => client.close(),
+    close: () => thread.close(),
   };
 }
 
