@@ -4,12 +4,16 @@
  */
 import { loadConfig } from './config';
 import { startThreadwise, StartupError } from './app';
+import { lowerHelperThreadsPriority } from './runtime/thread-priority.mjs';
 
 const loaded = loadConfig(process.env);
 if (!loaded.ok) {
   for (const problem of loaded.problems) process.stderr.write(`threadwise: ${problem}\n`);
   process.exit(1);
 }
+
+// Before any worker exists: the event loop answers Slack first, V8's and libuv's helpers get what it leaves.
+lowerHelperThreadsPriority();
 
 try {
   const running = await startThreadwise(loaded.config);

@@ -6,6 +6,10 @@
  * statically; the parsing libraries load natively afterwards.
  */
 import { register } from 'tsx/esm/api';
+import { lowerThreadPriority } from '../../runtime/thread-priority.mjs';
+
+// Reading documents is background work: the thread drops to background priority before it loads the parsers.
+lowerThreadPriority();
 
 const unregister = register();
 
@@ -22,3 +26,4 @@ export default async function runInWorker(task) {
   }
   return runTask(task);
 }
+
