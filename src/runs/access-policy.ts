@@ -1,4 +1,4 @@
-import { and, count, eq, gt, sql } from 'drizzle-orm';
+import { and, count, gt, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../store/db';
 import { runs } from '../store/schema';
 import type { Trigger } from '../slack/decide-trigger';
@@ -17,8 +17,11 @@ export type AccessRefusal =
   | { reason: 'user_not_allowed'; message: string }
   | { reason: 'rate_limited'; message: string };
 
-/** Who may ask, and how often. Counted from the runs table, so the limit holds across replicas. */
-export async function checkAccess(db: Database, policy: AccessPolicy, trigger: Trigger): Promise<AccessRefusal | undefined> {
+/**
+ * Who may ask, and how often. `askedLastMinute` is how many questions of this user started a run in the last
+ * minute (`countRecentQuestions`, plus those admitted since it was read).
+ */
+export function refusalFor(policy: AccessPolicy, trigger: Trigger, askedLastMinute: number): AccessRefusal | undefined {
   const isDirectMessage = trigger.channelId.startsWith('D');
   if (policy.allowedChannels.length > 0 && !isDirectMessage && !policy.allowedChannels.includes(trigger.channelId)) {
     return {
@@ -32,17 +35,26 @@ export async function checkAccess(db: Database, policy: AccessPolicy, trigger: T
       message: 'Sorry, I can only answer people on my access list. Ask the team that runs me to add you.',
     };
   }
-  if (policy.userRateLimitPerMinute > 0) {
-    const [row] = await db
-      .select({ asked: count() })
-      .from(runs)
-      .where(and(eq(runs.triggerUserId, trigger.userId), gt(runs.createdAt, sql`now() - interval '1 minute'`)));
-    if ((row?.asked ?? 0) >= policy.userRateLimitPerMinute) {
-      return {
-        reason: 'rate_limited',
-        message: `You’ve asked me ${policy.userRateLimitPerMinute} questions in the last minute, which is my limit. Give me a minute and ask again.`,
-      };
-    }
+  if (policy.userRateLimitPerMinute > 0 && askedLastMinute >= policy.userRateLimitPerMinute) {
+    return {
+      reason: 'rate_limited',
+      message: `You’ve asked me ${policy.userRateLimitPerMinute} questions in the last minute, which is my limit. Give me a minute and ask again.`,
+    };
   }
   return undefined;
+}
+
+/**
+ * Runs started by each user in the last minute, from the runs table, so that the limit holds across replicas
+ * (softly: two replicas admitting the same user's questions at the same instant each count only their own).
+ */
+export async function countRecentQuestions(db: Database, userIds: readonly string[]): Promise<Map<string, number>> {
+  const distinct = [...new Set(userIds)];
+  if (distinct.length === 0) return new Map();
+  const rows = await db
+    .select({ userId: runs.triggerUserId, asked: count() })
+    .from(runs)
+    .where(and(inArray(runs.triggerUserId, distinct), gt(runs.createdAt, sql`now() - interval '1 minute'`)))
+    .groupBy(runs.triggerUserId);
+  return new Map(rows.map((row) => [row.userId ?? '', row.asked]));
 }

@@ -1,16 +1,11 @@
 import type { Database } from '../store/db';
-import { claimEvent, claimMessage } from '../store/event-store';
-import { upsertThread } from '../store/thread-store';
-import { enqueueRun, type RunRow } from '../store/run-store';
+import { threadKeyOf } from '../store/thread-store';
 import type { Logger } from '../logging/logger';
 import type { Trigger } from '../slack/decide-trigger';
-import { checkAccess, type AccessPolicy, type AccessRefusal } from './access-policy';
+import type { AccessPolicy, AccessRefusal } from './access-policy';
+import { admitMessages, type Admission, type IntakeItem } from './admit-messages';
 
-export interface IntakeItem {
-  /** Slack's event id; absent for slash commands (their question message is new, so nothing to dedupe). */
-  eventId?: string;
-  trigger: Trigger;
-}
+export type { IntakeItem } from './admit-messages';
 
 export interface IntakeDependencies {
   db: Database;
@@ -28,8 +23,8 @@ export interface IntakeDependencies {
   maxHeld?: number;
   /** How long one message is retried before it is given up (and logged). Slack stops retrying after minutes. */
   maxHoldMs?: number;
-  /** Messages written to the database at once. */
-  concurrency?: number;
+  /** Messages written in one transaction at most. */
+  maxBatch?: number;
 }
 
 export interface Intake {
@@ -44,77 +39,43 @@ export interface Intake {
   pending(): number;
 }
 
-type Admission =
-  | { kind: 'duplicate' }
-  | { kind: 'ignored' }
-  | { kind: 'refused'; refusal: AccessRefusal }
-  | { kind: 'queued'; run: RunRow; folded: boolean; threadId: number };
-
 interface Held {
   item: IntakeItem;
   receivedAt: number;
+  /** Failed writes so far. */
+  attempts: number;
+  /** Not written again before this time. */
+  retryAt: number;
+  /** Its batch failed: written in a transaction of its own from now on, so that one bad message cannot hold others. */
+  alone: boolean;
 }
 
 /**
- * Between Slack's acknowledgement and the durable run row. Each message is written in one transaction (event id,
- * message key, thread, run), so a failure halfway leaves nothing behind and the retry starts clean — a retry can
- * never mistake its own half-written event for a duplicate. While the database is unreachable, messages wait in
- * memory (bounded in number and age) and are retried with backoff; messages of one thread are written in arrival
- * order, so the first question of a thread asks and the later ones fold into the next run behind it.
+ * Between Slack's acknowledgement and the durable run row. Messages wait in arrival order and are written by one
+ * writer, in batches: whatever arrived while the previous transaction ran goes into the next (group commit), so a
+ * burst of mentions costs a few transactions, and the writer waits one event-loop turn before its first batch so
+ * that the rest of the burst is acknowledged first and joins it. A batch that fails is retried message by message, so a message the
+ * database refuses (it is logged and given up) cannot hold back the others; while the database is unreachable,
+ * messages are retried with backoff, held in memory (bounded in number and age). A thread's messages are written
+ * in arrival order: the first question asks, later ones fold into the run behind it.
  */
 export function createIntake(deps: IntakeDependencies): Intake {
   const delays = deps.retryDelaysMs ?? [100, 250, 500, 1000, 2000, 5000];
   const maxHeld = deps.maxHeld ?? 10_000;
   const maxHoldMs = deps.maxHoldMs ?? 15 * 60_000;
-  // Each write holds a pooled connection for its transaction: leave the rest of the pool to the worker.
-  const slots = createSlots(deps.concurrency ?? 4);
-  /** The tail of each thread's chain of messages, by channel and thread ts. */
-  const tails = new Map<string, Promise<void>>();
-  const held = new Set<Held>();
+  const maxBatch = deps.maxBatch ?? 100;
+  const queue: Held[] = [];
   const idle: Array<() => void> = [];
+  let writer: Promise<void> | undefined;
   let closed = false;
-  const wakeSleepers = new Set<() => void>();
+  let wakeWriter: (() => void) | undefined;
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        wakeSleepers.delete(wake);
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      wakeSleepers.add(wake);
-    });
-
-  const admit = ({ eventId, trigger }: IntakeItem): Promise<Admission> =>
-    deps.db.transaction(async (tx) => {
-      const db = tx as unknown as Database;
-      // Between statements, a turn for the event loop: on the embedded database each statement blocks it, and the
-      // acknowledgements of a burst of events must not wait for all of their writes.
-      if (eventId && !(await claimEvent(db, eventId))) return { kind: 'duplicate' };
-      await nextTurn();
-      // One message may arrive as app_mention and as message (two event ids): the (channel, ts) key decides.
-      if (!(await claimMessage(db, trigger.channelId, trigger.messageTs))) return { kind: 'duplicate' };
-      await nextTurn();
-      const refusal = await checkAccess(db, deps.policy, trigger);
-      await nextTurn();
-      const thread = await upsertThread(db, {
-        teamId: trigger.teamId,
-        channelId: trigger.channelId,
-        threadTs: trigger.threadTs,
-        engaged: trigger.engages && !refusal,
-      });
-      if (trigger.needsEngagedThread && !thread.engaged) return { kind: 'ignored' };
-      if (refusal) return { kind: 'refused', refusal };
-      await nextTurn();
-      const { run, folded } = await enqueueRun(db, {
-        threadId: thread.id,
-        triggerTs: trigger.messageTs,
-        triggerUserId: trigger.userId,
-        teamId: trigger.teamId,
-      });
-      return { kind: 'queued', run, folded, threadId: thread.id };
-    });
+  const whereOf = ({ item: { trigger, eventId } }: Held) => ({
+    channel: trigger.channelId,
+    threadTs: trigger.threadTs,
+    ts: trigger.messageTs,
+    eventId,
+  });
 
   /** Side effects only after the transaction committed: a rolled-back message must not have been refused or queued. */
   const act = async (trigger: Trigger, admission: Admission) => {
@@ -128,40 +89,112 @@ export function createIntake(deps: IntakeDependencies): Intake {
       if (trigger.hasFiles) deps.onFiles?.(trigger, admission.threadId);
       deps.logger.info(admission.folded ? 'message folded into the waiting run' : 'run queued', { runId: admission.run.id, ...where });
       deps.onQueued();
+    } else {
+      // Debug only: every Slack retry lands here, and so does every thread message the bot is not part of.
+      deps.logger.debug(admission.kind === 'duplicate' ? 'duplicate delivery; already recorded' : 'message ignored: not addressed to the bot', where);
     }
   };
 
-  const write = async (entry: Held) => {
-    const { trigger } = entry.item;
-    const where = { channel: trigger.channelId, threadTs: trigger.threadTs, ts: trigger.messageTs, eventId: entry.item.eventId };
-    for (let attempt = 0; !closed; attempt++) {
-      try {
-        const admission = await slots.run(() => admit(entry.item));
-        await act(trigger, admission);
-        return;
-      } catch (error) {
-        if (Date.now() - entry.receivedAt >= maxHoldMs) {
-          deps.logger.error('gave up recording an incoming message; it will not be answered', { ...where, attempts: attempt + 1, error });
-          return;
-        }
-        const delay = delays[Math.min(attempt, delays.length - 1)]!;
-        // One warning per message, not one per retry: an outage must not turn into a log flood.
-        (attempt === 0 ? deps.logger.warn : deps.logger.debug)('could not record an incoming message; retrying', {
-          ...where,
-          attempt: attempt + 1,
-          retryInMs: delay,
-          held: held.size,
-          error,
-        });
-        await sleep(delay);
+  /**
+   * The next messages to write: the oldest ready ones, skipping any whose thread has an earlier message still
+   * waiting, so that each thread's order holds. A message whose batch failed goes alone.
+   */
+  const nextBatch = (now: number): Held[] => {
+    const batch: Held[] = [];
+    const waitingThreads = new Set<string>();
+    for (const held of queue) {
+      const thread = threadKeyOf(held.item.trigger);
+      if (waitingThreads.has(thread)) continue;
+      if (held.retryAt > now || (held.alone && batch.length > 0)) {
+        waitingThreads.add(thread);
+        continue;
       }
+      batch.push(held);
+      if (held.alone || batch.length >= maxBatch) break;
     }
-    deps.logger.error('shutting down before an incoming message could be recorded; it will not be answered', where);
+    return batch;
   };
 
-  const settle = (entry: Held) => {
-    held.delete(entry);
-    if (held.size === 0) for (const resolve of idle.splice(0)) resolve();
+  const remove = (written: Held[]) => {
+    const gone = new Set(written);
+    const kept = queue.filter((held) => !gone.has(held));
+    queue.splice(0, queue.length, ...kept);
+  };
+
+  const failed = (batch: Held[], error: unknown) => {
+    if (batch.length > 1) {
+      // Which message broke it is unknown (or the database is away): each goes alone from now on.
+      for (const held of batch) held.alone = true;
+      deps.logger.debug('could not record a batch of incoming messages; writing them one by one', { messages: batch.length, error });
+      return;
+    }
+    const held = batch[0]!;
+    const where = whereOf(held);
+    if (isRefusedByDatabase(error)) {
+      remove(batch);
+      deps.logger.error('the database refused an incoming message; it will not be answered', { ...where, error });
+      return;
+    }
+    if (Date.now() - held.receivedAt >= maxHoldMs) {
+      remove(batch);
+      deps.logger.error('gave up recording an incoming message; it will not be answered', { ...where, attempts: held.attempts + 1, error });
+      return;
+    }
+    const delay = delays[Math.min(held.attempts, delays.length - 1)]!;
+    // One warning per message, not one per retry: an outage must not turn into a log flood.
+    (held.attempts === 0 ? deps.logger.warn : deps.logger.debug)('could not record an incoming message; retrying', {
+      ...where,
+      attempt: held.attempts + 1,
+      retryInMs: delay,
+      held: queue.length,
+      error,
+    });
+    held.attempts += 1;
+    held.retryAt = Date.now() + delay;
+  };
+
+  const sleepUntil = (time: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wakeWriter?.(), Math.max(0, time - Date.now()));
+      wakeWriter = () => {
+        clearTimeout(timer);
+        wakeWriter = undefined;
+        resolve();
+      };
+    });
+
+  const writeQueue = async () => {
+    try {
+      // A turn for the event loop first: the rest of a burst is acknowledged, then joins this batch.
+      await nextTurn();
+      while (queue.length > 0 && !closed) {
+        const batch = nextBatch(Date.now());
+        if (batch.length === 0) {
+          await sleepUntil(Math.min(...queue.map((held) => held.retryAt)));
+          continue;
+        }
+        let admissions: Admission[];
+        try {
+          admissions = await admitMessages(deps.db, deps.policy, batch.map((held) => held.item));
+        } catch (error) {
+          failed(batch, error);
+          continue;
+        }
+        remove(batch);
+        batch.forEach((held, i) =>
+          act(held.item.trigger, admissions[i]!).catch((error) => deps.logger.error('could not act on an incoming message', { ...whereOf(held), error })),
+        );
+      }
+      if (closed) {
+        for (const held of queue.splice(0)) {
+          deps.logger.error('shutting down before an incoming message could be recorded; it will not be answered', whereOf(held));
+        }
+      }
+    } finally {
+      // Synchronously, before the promise settles: a message submitted from now on must start a new writer.
+      writer = undefined;
+      for (const resolve of idle.splice(0)) resolve();
+    }
   };
 
   return {
@@ -171,62 +204,48 @@ export function createIntake(deps: IntakeDependencies): Intake {
         deps.logger.error('message arrived while shutting down; not recorded', { channel: trigger.channelId, ts: trigger.messageTs });
         return;
       }
-      if (held.size >= maxHeld) {
+      if (queue.length >= maxHeld) {
         deps.logger.error('too many messages waiting for the database; dropping this one', {
           channel: trigger.channelId,
           threadTs: trigger.threadTs,
           ts: trigger.messageTs,
-          held: held.size,
+          held: queue.length,
         });
         return;
       }
-      const entry: Held = { item, receivedAt: Date.now() };
-      held.add(entry);
-      const key = `${trigger.channelId}:${trigger.threadTs}`;
-      const tail = (tails.get(key) ?? Promise.resolve())
-        .then(() => write(entry))
-        .catch((error) => deps.logger.error('intake failed unexpectedly', { channel: trigger.channelId, ts: trigger.messageTs, error }))
-        .finally(() => {
-          settle(entry);
-          if (tails.get(key) === tail) tails.delete(key);
-        });
-      tails.set(key, tail);
+      queue.push({ item, receivedAt: Date.now(), attempts: 0, retryAt: 0, alone: false });
+      // A writer asleep until a retry is due wakes for it: it may be in a thread with nothing waiting.
+      wakeWriter?.();
+      writer ??= writeQueue();
     },
     async drain(timeoutMs = Number.POSITIVE_INFINITY) {
-      if (held.size > 0) {
+      if (queue.length > 0) {
         const empty = new Promise<void>((resolve) => idle.push(resolve));
         const timedOut = Number.isFinite(timeoutMs) ? new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()) : new Promise<void>(() => {});
         await Promise.race([empty, timedOut]);
       }
-      if (held.size === 0) return 0;
-      // Out of time: stop the retries; each waiting message logs that it was lost.
-      const lost = held.size;
+      if (queue.length === 0) return 0;
+      // Out of time: stop retrying; the writer logs each message it could not record.
+      const lost = queue.length;
       closed = true;
-      for (const wake of [...wakeSleepers]) wake();
-      await Promise.race([Promise.all([...tails.values()]), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      wakeWriter?.();
+      await Promise.race([writer, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
       return lost;
     },
-    pending: () => held.size,
+    pending: () => queue.length,
   };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** At most `limit` tasks at once; the rest wait their turn in order. */
-function createSlots(limit: number) {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return {
-    async run<T>(task: () => Promise<T>): Promise<T> {
-      if (active < limit) active += 1;
-      else await new Promise<void>((resolve) => waiting.push(resolve)); // a finishing task hands its slot over
-      try {
-        return await task();
-      } finally {
-        const next = waiting.shift();
-        if (next) next();
-        else active -= 1;
-      }
-    },
-  };
+/**
+ * PostgreSQL said no to the data itself (SQLSTATE class 22, data exception: a NUL byte in a string, say; or 23,
+ * a constraint): retrying the same message cannot succeed. Connection errors carry other codes, or none.
+ */
+function isRefusedByDatabase(error: unknown): boolean {
+  for (let cause = error; cause; cause = (cause as { cause?: unknown }).cause) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return false;
 }

@@ -55,6 +55,23 @@ export async function enqueueRun(db: Database, request: RunRequest): Promise<{ r
 const ENQUEUE_ATTEMPTS = 5;
 
 /**
+ * Starts a waiting run for each request, in one statement: one request per thread. Returns, in order, the new
+ * run, or undefined where the thread already had one waiting (or the message already asked): `enqueueRun` then
+ * folds that message in.
+ */
+export async function insertWaitingRuns(db: Database, requests: readonly RunRequest[]): Promise<Array<RunRow | undefined>> {
+  if (new Set(requests.map((request) => request.threadId)).size !== requests.length) {
+    throw new Error('insertWaitingRuns takes one request per thread; later messages of a thread fold in with enqueueRun.');
+  }
+  if (requests.length === 0) return [];
+  // Ordered by thread so that concurrent replicas take the unique index's locks in the same order.
+  const values = [...requests].sort((a, b) => a.threadId - b.threadId).map((request) => ({ ...request, status: 'pending' as const }));
+  const inserted = await db.insert(runs).values(values).onConflictDoNothing().returning();
+  const byThread = new Map(inserted.map((run) => [run.threadId, run]));
+  return requests.map((request) => byThread.get(request.threadId));
+}
+
+/**
  * Takes the oldest run that is waiting (or whose worker's lease expired) in a thread with no live run, and leases
  * it to `owner`. Safe across replicas: SKIP LOCKED keeps claimers apart, the partial unique index on running runs
  * is the last word on one run per thread.

@@ -91,6 +91,46 @@ describe('the intake', () => {
     expect(runs[0]!.foldedTs).toEqual([question(1).messageTs, question(2).messageTs]);
   });
 
+  it('writes a burst that arrives together in one transaction, each question with its own run', async () => {
+    let transactions = 0;
+    const counting = new Proxy(handle.db, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'transaction') return value;
+        return (...args: unknown[]) => {
+          transactions += 1;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const { intake, wakes } = setUp({ db: counting });
+    const threads = Array.from({ length: 30 }, (_, n) => `17200000${String(n).padStart(2, '0')}.000100`);
+    for (const [n, ts] of threads.entries()) intake.submit({ eventId: `Ev-burst-${n}`, trigger: question(0, { threadTs: ts, messageTs: ts }) });
+    await intake.drain();
+    expect(transactions).toBe(1);
+    expect(wakes()).toBe(30);
+    for (const ts of threads) {
+      const row = await findThread(handle.db, 'C0GENERAL', ts);
+      expect(await listThreadRuns(handle.db, row!.id)).toMatchObject([{ status: 'pending', triggerTs: ts }]);
+    }
+  });
+
+  it('gives up at once on a message the database refuses, with a line naming it, and writes the rest of its burst', async () => {
+    const { intake, logs } = setUp();
+    const other = `1730000000.000${threadCounter}`;
+    intake.submit({ eventId: `Ev-good-${threadCounter}`, trigger: question(0) });
+    // A NUL byte is not valid in PostgreSQL text: no retry can ever write this one.
+    intake.submit({ eventId: `Ev-bad-${threadCounter}`, trigger: question(0, { channelId: 'C0BAD\u0000', threadTs: other, messageTs: other }) });
+    intake.submit({ eventId: `Ev-next-${threadCounter}`, trigger: question(1) });
+    expect(await intake.drain()).toBe(0);
+    const runs = await runsOfThread();
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.foldedTs).toEqual([question(1).messageTs]);
+    const refused = logs.map((line) => JSON.parse(line)).filter((line) => line.message === 'the database refused an incoming message; it will not be answered');
+    expect(refused).toMatchObject([{ level: 'error', ts: other }]);
+    expect(logs.some((line) => line.includes('could not record an incoming message; retrying'))).toBe(false);
+  });
+
   it('keeps a message through a brief database outage and records it when the database is back', async () => {
     const flaky = flakyDatabase(handle.db);
     const { intake, logs } = setUp({ db: flaky.db });
