@@ -59,14 +59,13 @@ export function newEventId(): string {
   return `Ev0FAKE${String(eventCounter).padStart(4, '0')}${randomBytes(3).toString('hex').toUpperCase()}`;
 }
 
-export async function postSlackEvent(
-  appUrl: string,
-  signingSecret: string,
-  event: object,
-  options: PostEventOptions = {},
-): Promise<{ status: number; body: string }> {
+/**
+ * The JSON body Slack posts for an event: the `event_callback` envelope around `event`. Sign its
+ * `JSON.stringify` with `signSlackRequest` to send it with a client of your own (the load bench does).
+ */
+export function slackEventEnvelope(event: object, options: Pick<PostEventOptions, 'eventId' | 'teamId' | 'botUserId'> = {}) {
   const teamId = options.teamId ?? 'T0TEAM';
-  const envelope = {
+  return {
     token: 'fake-verification-token',
     team_id: teamId,
     context_team_id: teamId,
@@ -85,12 +84,21 @@ export async function postSlackEvent(
       : {}),
     is_ext_shared_channel: false,
   };
+}
+
+export async function postSlackEvent(
+  appUrl: string,
+  signingSecret: string,
+  event: object,
+  options: PostEventOptions = {},
+): Promise<{ status: number; body: string }> {
+  const body = JSON.stringify(slackEventEnvelope(event, options));
   const headers: Record<string, string> = {};
   if (options.retryNum !== undefined) {
     headers['x-slack-retry-num'] = String(options.retryNum);
     headers['x-slack-retry-reason'] = options.retryReason ?? 'http_timeout';
   } else if (options.retryReason !== undefined) headers['x-slack-retry-reason'] = options.retryReason;
-  return postSigned(appUrl, signingSecret, JSON.stringify(envelope), 'application/json', { ...options, headers });
+  return postSigned(appUrl, signingSecret, body, 'application/json', { ...options, headers });
 }
 
 export interface SlashCommand {
