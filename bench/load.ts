@@ -1,5 +1,5 @@
 /**
- * Load: 200 mentions over 50 threads against the real app (Bolt receiver, intake, durable runs on the embedded
+ * Load: 200 mentions over 50 threads against the real app (receiver thread, Bolt, intake, durable runs on the embedded
  * database in a temp DATA_DIR, the real Web API and openai clients), the fake model answering after 300 ms, while
  * the corpus is extracted in the background by the app's process.
  *

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { App, HTTPReceiver, type Receiver } from '@slack/bolt';
+import { App } from '@slack/bolt';
 import type { Config } from './config';
 import { createChatModel } from './agent/create-chat-model';
 import type { BotIdentity } from './conversation';
@@ -14,6 +14,7 @@ import { createRunExecutor } from './runs/answer-run';
 import { createRunWorker } from './runs/run-worker';
 import { loadSkillLibrary } from './skills';
 import { toBoltLogger } from './slack/bolt-logger';
+import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from './slack/receiver/threaded-http-receiver';
 import { registerListeners } from './slack/listeners';
 import { createChannelResolver, createNameResolver } from './slack/thread-reader';
 import type { DatabaseHandle } from './store/db';
@@ -71,12 +72,14 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   }
   const ownsDatabase = !options.database;
 
-  const healthz = async (_req: unknown, res: import('node:http').ServerResponse) => {
+  const checkHealth = async (): Promise<HealthReport> => {
     try {
-      await database.ping();
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    } catch {
-      res.writeHead(503, { 'content-type': 'application/json' }).end('{"ok":false,"error":"database unreachable"}');
+      // Shorter than the receiver's own wait for this answer, so a database that hangs is reported as such.
+      await withTimeout(database.ping(), 5_000, 'no answer within 5 s');
+      return { status: 200, body: { ok: true } };
+    } catch (error) {
+      logger.warn('health check: the database is unreachable', { error });
+      return { status: 503, body: { ok: false, error: 'database unreachable' } };
     }
   };
   const boltLogger = toBoltLogger(logger.child({ component: 'slack' }), config.logLevel);
@@ -86,15 +89,13 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 10_000, maxRetryTime: 60_000 },
     timeout: 20_000,
   };
-  let receiver: Receiver | undefined;
+  let receiver: ThreadedHttpReceiver | undefined;
   let healthServer: Server | undefined;
   if (config.slack.mode === 'http') {
-    receiver = new HTTPReceiver({
+    receiver = createThreadedHttpReceiver({
       signingSecret: config.slack.signingSecret!,
-      endpoints: '/slack/events',
-      logger: boltLogger,
-      processBeforeResponse: false,
-      customRoutes: [{ path: '/healthz', method: ['GET'], handler: (req, res) => void healthz(req, res) }],
+      logger: logger.child({ component: 'slack' }),
+      health: checkHealth,
     });
   }
   const app = new App({
@@ -175,13 +176,17 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     logger.error('unhandled error in a Slack listener', { error });
   });
 
-  const server = (await (config.slack.mode === 'http' ? app.start(config.slack.port) : app.start())) as Server | undefined;
-  let port = config.slack.port;
-  if (config.slack.mode === 'http' && server?.address) {
-    port = (server.address() as { port: number }).port;
+  let port: number;
+  if (receiver) {
+    await app.start(config.slack.port);
+    port = receiver.port;
   } else {
+    await app.start();
     // Socket Mode has no HTTP server of its own: keep /healthz for the platform's probes.
-    healthServer = createServer((req, res) => (req.url === '/healthz' ? void healthz(req, res) : res.writeHead(404).end()));
+    healthServer = createServer((req, res) => {
+      if (req.url !== '/healthz') return void res.writeHead(404).end();
+      void checkHealth().then(({ status, body }) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
+    });
     await new Promise<void>((resolve) => healthServer!.listen(config.slack.port, resolve));
     port = (healthServer.address() as { port: number }).port;
   }
@@ -225,4 +230,10 @@ export class StartupError extends Error {
 function describeSlackError(error: unknown): string {
   const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;
   return code ?? (error instanceof Error ? error.message : String(error));
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, reason: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(reason)), ms)));
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,10 +1,11 @@
 /**
- * Which work gets a CPU first when there are not enough of them. The event loop acknowledges Slack (3 seconds,
- * then Slack retries) and must never wait behind background work. With two busy extraction workers on a two-core
- * machine, V8's helper threads (they garbage-collect and compile for every isolate in the process, the workers'
- * included) took about 0.9 of a core at normal priority, and in a burst of 50 mentions the event loop waited for
- * a CPU longer than it ran (bench: load.ack_p99_ms). So, by niceness: the event loop 0; the embedded database 5
- * (answers wait on it, acknowledgements do not); reading documents and the helpers 10.
+ * Which work gets a CPU first when there are not enough of them. The receiver's thread acknowledges Slack (3
+ * seconds, then Slack retries) and the event loop runs the answers; neither must wait behind background work.
+ * With two busy extraction workers on a two-core machine, V8's helper threads (they garbage-collect and compile
+ * for every isolate in the process, the workers' included) took about 0.9 of a core at normal priority, and in a
+ * burst of 50 mentions the event loop waited for a CPU longer than it ran (bench: load.ack_p99_ms). So, by
+ * niceness: the receiver and the event loop 0; the embedded database 5 (answers wait on it, acknowledgements do
+ * not); reading documents and the helpers 10.
  *
  * Plain JavaScript so that every thread can load it, the database's included, which runs without tsx. Linux
  * applies setpriority() to the single thread whose id it is given; lowering a priority needs no privilege.

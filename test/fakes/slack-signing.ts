@@ -1,7 +1,7 @@
 /**
- * Requests signed the way Slack signs them, posted to the app's real Bolt receiver: `v0=` + HMAC-SHA256 of
+ * Requests signed the way Slack signs them, posted to the app's real receiver: `v0=` + HMAC-SHA256 of
  * "v0:<timestamp>:<raw body>" with the signing secret. Events go as JSON, slash commands and interactions as
- * form bodies — Bolt parses them by content type, so the encoding here must match Slack's exactly.
+ * form bodies — the receiver parses them by content type, as Bolt does, so the encoding here must match Slack's exactly.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { SlackFileObject } from './slack-types';

@@ -44,12 +44,16 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
     h.model.reset();
   });
 
-  const health = async () => (await fetch(`http://127.0.0.1:${h.app.port}/healthz`)).status;
+  /** The status and the body, so that a failure says which check failed. */
+  const health = async () => {
+    const response = await fetch(`http://127.0.0.1:${h.app.port}/healthz`);
+    return `${response.status} ${await response.text()}`;
+  };
 
   it('acknowledges a mention while the database is down, and answers it once the database is back', async () => {
     h.model.enqueue({ text: 'Answered after the outage.' });
     await proxy.down();
-    expect(await health()).toBe(503);
+    expect(await health()).toBe('503 {"ok":false,"error":"database unreachable"}');
 
     // The acknowledgement does not wait for the database (Slack would retry after 3 s).
     const { ts, status } = await h.mention({ text: `<@${h.slack.botUserId}> are you there?` });
@@ -59,7 +63,7 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
 
     await proxy.up();
     expect(await h.answers(CHANNEL, ts, 1, 30_000)).toEqual(['Answered after the outage.']);
-    expect(await health()).toBe(200);
+    expect(await health()).toBe('200 {"ok":true}');
     const warnings = h.logs.filter((line) => line.includes('could not record an incoming message') && line.includes('"level":"warn"'));
     expect(warnings).toHaveLength(1);
   });

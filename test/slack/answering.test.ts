@@ -1,5 +1,5 @@
 /**
- * The walking skeleton, end to end: signed events into the real Bolt receiver, the real Web API and openai clients
+ * The walking skeleton, end to end: signed events into the real receiver, the real Web API and openai clients
  * against the fakes, PGlite underneath.
  */
 import { describe, expect, it } from 'vitest';

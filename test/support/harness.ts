@@ -1,5 +1,5 @@
 /**
- * The real app, in-process, against the fakes over real HTTP: Bolt's receiver gets signed events, the Web API
+ * The real app, in-process, against the fakes over real HTTP: the app's receiver gets signed events, the Web API
  * client talks to the fake Slack, the openai SDK to the fake model. One harness per test file; `reset()` between tests.
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';

@@ -1,0 +1,150 @@
+/**
+ * Slack's HTTP endpoint, on a thread of its own (started by threaded-http-receiver.ts). Slack wants every request
+ * acknowledged within 3 seconds, and a burst of mentions arrives all at once; on the main thread each
+ * acknowledgement waited behind whatever the event loop was doing for the answers in progress (Slack and model
+ * calls, database work), so the last mentions of a 50-mention burst waited 100–180 ms (bench: load.ack_p99_ms).
+ * Here a request costs only reading, verifying and answering it.
+ *
+ * The thread verifies each request's signature, answers what needs no app (ssl_check, url_verification), answers
+ * Events API deliveries at once with an empty 200 and hands them to the app, and hands everything else (slash
+ * commands, interactivity) to the app and waits for its ack(), which may carry a response body. GET /healthz is
+ * asked of the main thread, so that a wedged event loop shows up as unhealthy.
+ *
+ * Plain JavaScript: it runs without tsx. Its messages: see ThreadMessage in threaded-http-receiver.ts.
+ */
+import { createServer } from 'node:http';
+import { parentPort, workerData } from 'node:worker_threads';
+import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from './signed-request.mjs';
+
+const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs } = workerData;
+
+/** Requests waiting for the main thread: an app's ack(), or a health check. */
+const waiting = new Map();
+let nextId = 1;
+
+const post = (message) => parentPort.postMessage(message);
+const log = (level, message, fields = {}) => post({ type: 'log', level, message, fields });
+
+const server = createServer((req, res) => {
+  handle(req, res).catch((error) => {
+    log('error', 'could not handle a request from Slack', { error: error instanceof Error ? error.message : String(error) });
+    if (!res.headersSent) res.writeHead(500).end();
+  });
+});
+
+async function handle(req, res) {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === healthPath && (req.method === 'GET' || req.method === 'HEAD')) {
+    return askMainThread(res, { type: 'health' }, healthTimeoutMs, () => {
+      log('error', 'the health check got no answer from the event loop', { waitedMs: healthTimeoutMs });
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"ok":false,"error":"event loop not responding"}');
+    });
+  }
+  if (path !== eventsPath) return void res.writeHead(404).end();
+  if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
+
+  const rawBody = await readBody(req, bodyLimitBytes);
+  if (rawBody === undefined) {
+    log('warn', 'refused a request whose body is over the size limit', { limitBytes: bodyLimitBytes });
+    return void res.writeHead(413, { connection: 'close' }).end();
+  }
+  const verdict = verifySlackSignature({
+    signingSecret,
+    rawBody,
+    timestamp: single(req.headers['x-slack-request-timestamp']),
+    signature: single(req.headers['x-slack-signature']),
+    nowSeconds: Math.floor(Date.now() / 1000),
+  });
+  if (!verdict.ok) {
+    log('warn', 'refused a request not signed by Slack', { reason: verdict.reason, from: req.socket.remoteAddress });
+    return void res.writeHead(401).end();
+  }
+  let body;
+  try {
+    body = parseSlackBody(rawBody, single(req.headers['content-type']));
+  } catch (error) {
+    log('warn', 'refused a signed request whose body could not be read', { reason: error instanceof Error ? error.message : String(error) });
+    return void res.writeHead(400).end();
+  }
+
+  const retry = retryOf(req.headers);
+  const kind = classifySlackBody(body);
+  switch (kind.kind) {
+    case 'ssl_check':
+      return void res.writeHead(200).end();
+    case 'url_verification':
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challenge: kind.challenge }));
+    case 'rate_limited':
+      res.writeHead(200).end();
+      log('warn', 'Slack is holding back events for this app (app_rate_limited): more than 30,000 in the last hour', {
+        minuteRateLimited: body.minute_rate_limited,
+      });
+      return;
+    case 'event':
+      // Acknowledged before the app sees it: nothing the app does can change an Events API response.
+      res.writeHead(200).end();
+      post({ type: 'request', body, ...retry });
+      return;
+    case 'needs_app':
+      return askMainThread(res, { type: 'request', body, ...retry }, ackTimeoutMs, () => {
+        // As Bolt's own receiver does when no listener acknowledges in time.
+        log('error', 'a request from Slack was not acknowledged within 3 seconds; is there a listener for it?', { type: body.type ?? body.command });
+        res.writeHead(404).end();
+      });
+  }
+}
+
+/** Posts `message` with a fresh id; the main thread's `respond` with that id answers `res`, unless `timeoutMs` passes first. */
+function askMainThread(res, message, timeoutMs, onTimeout) {
+  const id = nextId++;
+  const timer = setTimeout(() => {
+    waiting.delete(id);
+    onTimeout();
+  }, timeoutMs);
+  waiting.set(id, { res, timer });
+  post({ ...message, id });
+}
+
+function respond({ id, status, contentType, body }) {
+  const entry = waiting.get(id);
+  if (!entry) return; // answered already, by its timeout
+  waiting.delete(id);
+  clearTimeout(entry.timer);
+  entry.res.writeHead(status, contentType ? { 'content-type': contentType } : {}).end(body);
+}
+
+/** The body as text, or undefined once it is over `limit` bytes (the rest is read and dropped). */
+function readBody(req, limit) {
+  if (Number(req.headers['content-length']) > limit) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (chunk) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    req.on('end', () => resolve(size <= limit ? Buffer.concat(chunks).toString('utf8') : undefined));
+    req.on('error', reject);
+  });
+}
+
+function single(value) {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+parentPort.on('message', (message) => {
+  if (message.type === 'respond') respond(message);
+  else if (message.type === 'close') {
+    // No new connections; idle keep-alive ones are closed, requests in progress finish (an ack from the app, or
+    // its timeout). Every request handed over so far was posted before 'closed', so the app has them all.
+    server.close(() => post({ type: 'closed' }));
+    server.closeIdleConnections();
+  }
+});
+
+server.on('error', (error) => post({ type: 'listen-failed', code: error.code, message: error.message }));
+server.listen(port, () => post({ type: 'listening', port: server.address().port }));

@@ -1,0 +1,174 @@
+/**
+ * Bolt's receiver for HTTP mode, with the HTTP side on a thread of its own (receiver-thread.mjs): requests are
+ * verified and acknowledged there, so an acknowledgement never waits for the main thread's event loop, however
+ * busy answering makes it. Bolt itself stays on the main thread and sees every verified request as its own
+ * HTTPReceiver would hand it over (body, retry number and reason, an ack()).
+ */
+import { Worker } from 'node:worker_threads';
+import { AuthorizationError, type AckFn, type App, type Receiver } from '@slack/bolt';
+import type { Logger } from '../../logging/logger';
+
+export interface HealthReport {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface ThreadedHttpReceiverOptions {
+  signingSecret: string;
+  logger: Logger;
+  /** Answers GET /healthz; asked on the main thread, so a wedged event loop fails it by timing out. */
+  health: () => Promise<HealthReport>;
+  /** Bolt's default: 4 MB. */
+  bodyLimitBytes?: number;
+  /** A slash command or an interaction not acknowledged by then gets a 404, as with Bolt's own receiver. */
+  ackTimeoutMs?: number;
+  healthTimeoutMs?: number;
+}
+
+export interface ThreadedHttpReceiver extends Receiver {
+  /** The port listened on, once started (useful with port 0). */
+  readonly port: number;
+  start(port: number): Promise<{ port: number }>;
+  /** Stops listening; resolves once Bolt has processed every request already acknowledged. */
+  stop(): Promise<void>;
+}
+
+/** What the thread posts to the main thread. */
+type ThreadMessage =
+  | { type: 'listening'; port: number }
+  | { type: 'listen-failed'; code?: string; message: string }
+  | { type: 'request'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string }
+  | { type: 'health'; id: number }
+  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields: Record<string, unknown> }
+  | { type: 'closed' };
+
+const EVENTS_PATH = '/slack/events';
+const HEALTH_PATH = '/healthz';
+
+export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions): ThreadedHttpReceiver {
+  const { logger } = options;
+  let app: App | undefined;
+  let worker: Worker | undefined;
+  let port = 0;
+  let stopping = false;
+  /** Requests Bolt is still processing: stop() waits for them, so that what was acknowledged reaches the intake. */
+  const inFlight = new Set<Promise<void>>();
+  let whenClosed: (() => void) | undefined;
+
+  const respond = (id: number, status: number, body?: unknown) => {
+    const text = body === undefined || body === '' ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const contentType = text !== undefined && typeof body !== 'string' ? 'application/json' : undefined;
+    worker?.postMessage({ type: 'respond', id, status, contentType, body: text });
+  };
+
+  /** Hands one verified request to Bolt. Events API deliveries were acknowledged by the thread already (no id). */
+  const dispatch = ({ id, body, retryNum, retryReason }: Extract<ThreadMessage, { type: 'request' }>) => {
+    let acknowledged = id === undefined;
+    const ack: AckFn<unknown> = async (response) => {
+      if (acknowledged) return;
+      acknowledged = true;
+      respond(id!, 200, response);
+    };
+    const processing = app!
+      .processEvent({ body, ack, retryNum, retryReason, customProperties: {} })
+      .catch((error: unknown) => {
+        logger.error('an error escaped Bolt while it processed a request from Slack', { error, type: body.type ?? body.command });
+        if (acknowledged) return;
+        acknowledged = true;
+        respond(id!, error instanceof AuthorizationError ? 401 : 500);
+      })
+      .finally(() => inFlight.delete(processing));
+    inFlight.add(processing);
+  };
+
+  const checkHealth = (id: number) => {
+    options.health().then(
+      ({ status, body }) => respond(id, status, body),
+      (error: unknown) => {
+        logger.warn('the health check failed', { error });
+        respond(id, 503, { ok: false });
+      },
+    );
+  };
+
+  const spawn = (listenOn: number) =>
+    new Promise<void>((resolve, reject) => {
+      const thread = new Worker(new URL('./receiver-thread.mjs', import.meta.url), {
+        workerData: {
+          signingSecret: options.signingSecret,
+          port: listenOn,
+          eventsPath: EVENTS_PATH,
+          healthPath: HEALTH_PATH,
+          bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
+          ackTimeoutMs: options.ackTimeoutMs ?? 3_001,
+          healthTimeoutMs: options.healthTimeoutMs ?? 10_000,
+        },
+      });
+      worker = thread;
+      let listening = false;
+      thread.on('message', (message: ThreadMessage) => {
+        switch (message.type) {
+          case 'listening':
+            listening = true;
+            port = message.port;
+            resolve();
+            break;
+          case 'listen-failed':
+            if (!listening) reject(new Error(`Could not listen on port ${listenOn} (${message.code ?? message.message}). Is another process using it? Set PORT to a free one.`));
+            else logger.error('the HTTP server failed', { error: message.message });
+            break;
+          case 'request':
+            dispatch(message);
+            break;
+          case 'health':
+            checkHealth(message.id);
+            break;
+          case 'log':
+            logger[message.level](message.message, message.fields);
+            break;
+          case 'closed':
+            whenClosed?.();
+            break;
+        }
+      });
+      thread.on('error', (error) => {
+        if (!listening) reject(error);
+        else logger.error('the HTTP receiver thread failed', { error });
+      });
+      thread.on('exit', (code) => {
+        if (thread !== worker || stopping) return;
+        worker = undefined;
+        if (!listening) return reject(new Error(`The HTTP receiver thread exited (code ${code}) before listening.`));
+        // Without it nothing reaches the bot: bring it back on the same port; answers in progress are unaffected.
+        logger.error('the HTTP receiver thread stopped; starting it again', { code, port });
+        spawn(port).catch((error: unknown) => logger.error('could not restart the HTTP receiver thread; restart threadwise', { error, port }));
+      });
+    });
+
+  return {
+    get port() {
+      return port;
+    },
+    init(boltApp) {
+      app = boltApp;
+    },
+    async start(listenOn: number) {
+      if (!app) throw new Error('The receiver was started before Bolt initialised it (App.init).');
+      stopping = false;
+      await spawn(listenOn);
+      return { port };
+    },
+    async stop() {
+      const thread = worker;
+      if (!thread) return;
+      stopping = true;
+      const closed = new Promise<void>((resolve) => (whenClosed = resolve));
+      thread.postMessage({ type: 'close' });
+      // A keep-alive client or a listener that never acks cannot hold shutdown past the ack timeout and a little.
+      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, (options.ackTimeoutMs ?? 3_001) + 1_000).unref())]);
+      await Promise.allSettled([...inFlight]);
+      worker = undefined;
+      await thread.terminate();
+    },
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * The HTTP receiver's thread, driven over real HTTP with a stand-in for Bolt's App (the receiver only ever calls
+ * its processEvent). The app itself, with Bolt and the real listeners behind this receiver, is exercised by every
+ * test that uses the harness.
+ */
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { App, ReceiverEvent } from '@slack/bolt';
+import { createThreadedHttpReceiver, type ThreadedHttpReceiverOptions } from '../../../src/slack/receiver/threaded-http-receiver';
+import { createLogger } from '../../../src/logging/logger';
+import { mentionEvent, postInteraction, postSlackEvent, postSlashCommand, signSlackRequest, slackEventEnvelope } from '../../fakes/slack-signing';
+
+const SECRET = 'receiver-test-signing-secret';
+
+interface Running {
+  url: string;
+  port: number;
+  /** What Bolt was handed, in order. */
+  received: ReceiverEvent[];
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+const running: Running[] = [];
+afterEach(async () => {
+  for (const receiver of running.splice(0)) await receiver.stop();
+});
+
+/** A receiver on a free port whose "Bolt" records each request and then runs `onEvent` (default: ack, empty). */
+async function startReceiver(
+  onEvent: (event: ReceiverEvent) => Promise<void> | void = (event) => event.ack(),
+  options: Partial<ThreadedHttpReceiverOptions> = {},
+): Promise<Running> {
+  const logs: string[] = [];
+  const received: ReceiverEvent[] = [];
+  const receiver = createThreadedHttpReceiver({
+    signingSecret: SECRET,
+    logger: createLogger({ level: 'debug', write: (line) => logs.push(line) }),
+    health: async () => ({ status: 200, body: { ok: true } }),
+    ...options,
+  });
+  receiver.init({
+    processEvent: async (event: ReceiverEvent) => {
+      received.push(event);
+      await onEvent(event);
+    },
+  } as unknown as App);
+  await receiver.start(0);
+  const handle = { url: `http://127.0.0.1:${receiver.port}/slack/events`, port: receiver.port, received, logs, stop: () => receiver.stop() };
+  running.push(handle);
+  return handle;
+}
+
+const mention = mentionEvent({ channel: 'C0GENERAL', user: 'U0ANA', text: '<@U0BOT> hello', ts: '1790000000.000100' });
+
+describe('the threaded HTTP receiver', () => {
+  it('acknowledges an event while the main thread is blocked, and hands it to Bolt once it is free', async () => {
+    const { url, received } = await startReceiver();
+    // A client on another thread posts a signed mention and flags the status it got back. This thread blocks
+    // until the flag is set: an acknowledgement that needed this thread's event loop could never arrive.
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const body = JSON.stringify(slackEventEnvelope(mention, { eventId: 'Ev0BLOCKED' }));
+    const client = new Worker(
+      `const { workerData: { url, body, headers, flag } } = require('node:worker_threads');
+       fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+         .then((response) => { Atomics.store(flag, 0, response.status); Atomics.notify(flag, 0); });`,
+      { eval: true, workerData: { url, body, headers: signSlackRequest(SECRET, body), flag } },
+    );
+    try {
+      const woke = Atomics.wait(flag, 0, 0, 10_000);
+      expect(woke).toBe('ok');
+      expect(Atomics.load(flag, 0)).toBe(200);
+      expect(received).toHaveLength(0); // this thread has not run since
+      await expect.poll(() => received.length).toBe(1);
+      expect(received[0]!.body).toMatchObject({ type: 'event_callback', event_id: 'Ev0BLOCKED', event: { type: 'app_mention' } });
+    } finally {
+      await client.terminate();
+    }
+  });
+
+  it("passes Slack's retry number and reason on to Bolt", async () => {
+    const { url, received } = await startReceiver();
+    expect((await postSlackEvent(url, SECRET, mention, { retryNum: 2, retryReason: 'http_timeout' })).status).toBe(200);
+    await expect.poll(() => received.length).toBe(1);
+    expect(received[0]).toMatchObject({ retryNum: 2, retryReason: 'http_timeout' });
+  });
+
+  it("answers slash commands and interactions with what the listener's ack() gives", async () => {
+    const { url } = await startReceiver(async (event) => {
+      if (event.body.command === '/ask') await event.ack('Working on it.');
+      else await event.ack({ response_action: 'clear' });
+    });
+    const command = await postSlashCommand(url, SECRET, { command: '/ask', text: 'why?', user_id: 'U0ANA', channel_id: 'C0GENERAL' });
+    expect(command).toEqual({ status: 200, body: 'Working on it.' });
+    const interaction = await postInteraction(url, SECRET, { type: 'view_submission', view: { callback_id: 'x' } });
+    expect(interaction).toEqual({ status: 200, body: '{"response_action":"clear"}' });
+  });
+
+  it('answers 404 when no listener acknowledges a command in time, as Bolt does, and logs why', async () => {
+    const { url, logs } = await startReceiver(() => {}, { ackTimeoutMs: 200 });
+    const command = await postSlashCommand(url, SECRET, { command: '/unknown', text: '', user_id: 'U0ANA', channel_id: 'C0GENERAL' });
+    expect(command.status).toBe(404);
+    expect(logs.some((line) => line.includes('was not acknowledged within 3 seconds') && line.includes('/unknown'))).toBe(true);
+  });
+
+  it('answers 500 when Bolt fails before a command was acknowledged', async () => {
+    const { url, logs } = await startReceiver(() => {
+      throw new Error('listener exploded');
+    });
+    const command = await postSlashCommand(url, SECRET, { command: '/ask', text: 'x', user_id: 'U0ANA', channel_id: 'C0GENERAL' });
+    expect(command.status).toBe(500);
+    expect(logs.some((line) => line.includes('listener exploded'))).toBe(true);
+  });
+
+  it('refuses forged, replayed and malformed requests without bothering Bolt, saying why in the log', async () => {
+    const { url, received, logs } = await startReceiver();
+    expect((await postSlackEvent(url, SECRET, mention, { badSignature: true })).status).toBe(401);
+    expect((await postSlackEvent(url, SECRET, mention, { timestamp: Math.floor(Date.now() / 1000) - 600 })).status).toBe(401);
+    const broken = '{"type":"event_callback",';
+    const malformed = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SECRET, broken) }, body: broken });
+    expect(malformed.status).toBe(400);
+    expect(received).toHaveLength(0);
+    expect(logs.filter((line) => line.includes('refused a request not signed by Slack')).map((line) => JSON.parse(line).reason)).toEqual([
+      'signature mismatch',
+      expect.stringContaining('stale timestamp'),
+    ]);
+    expect(logs.join('\n')).not.toContain(SECRET);
+  });
+
+  it('refuses a body over the size limit with 413', async () => {
+    const { url, received } = await startReceiver(undefined, { bodyLimitBytes: 1_000 });
+    const big = JSON.stringify(slackEventEnvelope({ ...mention, text: 'x'.repeat(2_000) }));
+    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SECRET, big) }, body: big });
+    expect(response.status).toBe(413);
+    expect(received).toHaveLength(0);
+  });
+
+  it("answers Slack's URL verification and SSL check itself", async () => {
+    const { url, received } = await startReceiver();
+    const challenge = JSON.stringify({ type: 'url_verification', challenge: 'ch-42', token: 't' });
+    const verification = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...signSlackRequest(SECRET, challenge) }, body: challenge });
+    expect(await verification.json()).toEqual({ challenge: 'ch-42' });
+    const form = 'ssl_check=1&token=t';
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', ...signSlackRequest(SECRET, form) };
+    expect((await fetch(url, { method: 'POST', headers, body: form })).status).toBe(200);
+    expect(received).toHaveLength(0);
+  });
+
+  it('serves /healthz from the main thread, and reports an event loop that does not answer', async () => {
+    const healthy = await startReceiver(undefined, { health: async () => ({ status: 503, body: { ok: false, error: 'database unreachable' } }) });
+    const report = await fetch(`http://127.0.0.1:${healthy.port}/healthz`);
+    expect({ status: report.status, body: await report.json() }).toEqual({ status: 503, body: { ok: false, error: 'database unreachable' } });
+
+    const wedged = await startReceiver(undefined, { health: () => new Promise(() => {}), healthTimeoutMs: 200 });
+    const silent = await fetch(`http://127.0.0.1:${wedged.port}/healthz`);
+    expect({ status: silent.status, body: await silent.json() }).toEqual({ status: 503, body: { ok: false, error: 'event loop not responding' } });
+    expect((await fetch(`http://127.0.0.1:${wedged.port}/elsewhere`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${wedged.port}/slack/events`)).status).toBe(405);
+  });
+
+  it('on stop, hands Bolt every event it acknowledged before stop() resolves', async () => {
+    let processed = 0;
+    const receiver = await startReceiver(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      processed += 1;
+    });
+    const posts = await Promise.all(Array.from({ length: 20 }, () => postSlackEvent(receiver.url, SECRET, mention)));
+    expect(posts.every((post) => post.status === 200)).toBe(true);
+    await receiver.stop();
+    expect(processed).toBe(20);
+    await expect(fetch(receiver.url, { method: 'POST' })).rejects.toThrow();
+  });
+
+  it('says which port is taken when it cannot listen', async () => {
+    const first = await startReceiver();
+    const second = createThreadedHttpReceiver({ signingSecret: SECRET, logger: createLogger({ level: 'error', write: () => {} }), health: async () => ({ status: 200, body: {} }) });
+    second.init({} as App);
+    await expect(second.start(first.port)).rejects.toThrow(`Could not listen on port ${first.port} (EADDRINUSE)`);
+  });
+});
