@@ -80,6 +80,10 @@ async function openPostgres(url: string, maxConnections = 10): Promise<DatabaseH
     onnotice: () => {},
     connect_timeout: 10,
     idle_timeout: 30,
+    // postgres.js delays a connection's next attempt by 3^failures/100 s (up to 20 s), counting failures across the
+    // pool: after a database blip of a few seconds, the queries that landed on such a connection waited up to 20 s
+    // more (the health check among them). Our own layers back off already (intake, worker polls); keep this to 1 s.
+    backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
   });
   const db = drizzle(client, { schema });
   return {

@@ -106,9 +106,13 @@ describe('the run worker', () => {
     startWorker({ execute: work.execute, leaseMs: 900 });
     await eventually(() => work.started.length === 1);
 
-    // The lease ran out (say the worker stalled) and another replica claimed the run.
-    await handle.db.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run.id}`);
-    expect((await claimNextRun(handle.db, 'w2', 60_000))?.id).toBe(run.id);
+    // The lease ran out (say the worker stalled) and another replica claimed the run: in one transaction, so that
+    // the worker's heartbeat cannot renew the lease in between.
+    const claimed = await handle.db.transaction(async (tx) => {
+      await tx.execute(sql`update runs set lease_expires_at = now() - interval '1 second' where id = ${run.id}`);
+      return claimNextRun(tx as unknown as typeof handle.db, 'w2', 60_000);
+    });
+    expect(claimed?.id).toBe(run.id);
 
     await eventually(() => work.aborted.has(run.id));
     expect(work.aborted.get(run.id)).toMatchObject({ kind: 'lease_lost' });
