@@ -14,13 +14,23 @@ import { createStatusIndicator } from '../slack/status-indicator';
 import type { ChannelDetails } from '../slack/thread-reader';
 import { readThreadMessages } from '../slack/thread-reader';
 import type { Database } from '../store/db';
-import { insertRunSteps, mayPostAnswer, recordAnswerPosted, recordStatusMessage, type RunOutcome, type RunRow } from '../store/run-store';
+import {
+  clearDraftMessages,
+  insertRunSteps,
+  mayPostAnswer,
+  recordAnswerPosted,
+  recordDraftMessage,
+  recordStatusMessage,
+  type RunOutcome,
+  type RunRow,
+} from '../store/run-store';
 import { getThreadById } from '../store/thread-store';
 import type { ToolRegistry } from '../tools/registry';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
 import { RunInterrupted } from './run-worker';
 import { prepareTurn } from './prepare-turn';
 import { findPostedAnswer } from './find-posted-answer';
+import { retireDraftAnswer } from './retire-draft-answer';
 import { STATUS_EVENT } from '../conversation';
 import type { CurrentImage } from '../context';
 
@@ -59,6 +69,7 @@ export interface AnswerRunDependencies {
   logger: Logger;
 }
 
+const RESUMING_NOTE = '_I was interrupted while answering — picking this up again now._';
 /** Rotated by Slack's native status while the model thinks. */
 const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
 /** A run interrupted this often (crash, kill, lost lease) is likely what kills the process: stop trying. */
@@ -85,7 +96,14 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
         recipientUserId: run.triggerUserId ?? undefined,
         recipientTeamId: run.teamId || thread.teamId || undefined,
       },
-      { stream: deps.settings.stream, logger: log },
+      {
+        stream: deps.settings.stream,
+        logger: log,
+        onMessage: async (ts) => {
+          await recordDraftMessage(deps.db, run.id, ts);
+          log.debug('the answer started a message', { ts });
+        },
+      },
     );
     const steps: RunStepRecord[] = [];
     // What the run cost, sub-agent steps included, on every outcome: a failed or cancelled run was paid for too.
@@ -101,7 +119,7 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
 
     try {
       await status.set('Reading the thread…');
-      const messages = await readThreadMessages(deps.slack, thread.channelId, thread.threadTs);
+      let messages = await readThreadMessages(deps.slack, thread.channelId, thread.threadTs);
       if (run.attempts > 1) {
         // Died after posting but before recording it: the answer is in the thread, so only the record is missing.
         const posted = findPostedAnswer(messages, run.id, deps.bot);
@@ -111,22 +129,27 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
           log.info('the answer was already posted before the interruption; not posting again', { answerTs: posted });
           return { status: 'done', answerTs: posted };
         }
+        // Half an answer from the attempt that died: retired below, and never read back as something said.
+        const drafts = run.draftTs.filter((ts) => messages.some((message) => message.ts === ts));
+        messages = messages.filter((message) => !drafts.includes(message.ts));
         if (run.attempts > MAX_ATTEMPTS) {
           await status.clear();
           await assertStillOwner();
+          await retireDraftAnswer(deps.slack, thread.channelId, drafts, undefined, log);
+          if (run.draftTs.length > 0) await clearDraftMessages(deps.db, run.id);
           const ts = await writer
             .fail(`Sorry — I was interrupted ${run.attempts - 1} times while answering this, so I’ve stopped trying. Please ask again; if it keeps happening, tell the team that runs me.`)
             .catch(() => [] as string[]);
           return { status: 'failed', error: `gave up after ${run.attempts - 1} interrupted attempts`, answerTs: ts };
         }
-        await deps.slack.chat
-          .postMessage({
-            channel: thread.channelId,
-            thread_ts: thread.threadTs,
-            text: '_I was interrupted while answering — picking this up again now._',
-            metadata: { event_type: STATUS_EVENT, event_payload: { run_id: run.id } },
-          })
-          .catch((error) => log.warn('could not post the resuming note', { error }));
+        const note = { text: RESUMING_NOTE, metadata: { event_type: STATUS_EVENT, event_payload: { run_id: run.id } } };
+        await assertStillOwner();
+        if (!(await retireDraftAnswer(deps.slack, thread.channelId, drafts, note, log))) {
+          await deps.slack.chat
+            .postMessage({ channel: thread.channelId, thread_ts: thread.threadTs, ...note })
+            .catch((error) => log.warn('could not post the resuming note', { error }));
+        }
+        if (run.draftTs.length > 0) await clearDraftMessages(deps.db, run.id);
       }
       const prepared = await prepareTurn(deps, thread, run, messages);
       if ('nothing' in prepared) {

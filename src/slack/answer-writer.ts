@@ -33,6 +33,11 @@ export interface AnswerWriterOptions {
   updateIntervalMs?: number;
   /** Characters one streamed message may hold before the rest continues in new messages (Slack: 12,000). */
   streamLimit?: number;
+  /**
+   * Each message the answer starts, as soon as it exists and before more of the answer goes out: if the process
+   * dies mid-answer, the next attempt knows which half-written messages are its own.
+   */
+  onMessage?: (ts: string) => Promise<void>;
 }
 
 /** Well under Slack's 12,000-character markdown limit, leaving room for a note under the answer. */
@@ -61,6 +66,10 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
   let timer: NodeJS.Timeout | undefined;
   let chain: Promise<void> = Promise.resolve();
   let lastUpdate = 0;
+
+  const noteStarted = async (ts: string) => {
+    await options.onMessage?.(ts).catch((error: unknown) => options.logger.warn('could not record a message the answer started in', { ts, error }));
+  };
 
   const schedule = (delay = flushInterval) => {
     if (mode === 'off' || full || diverged || timer) return;
@@ -101,12 +110,14 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
         messageTs = started.ts;
         mode = 'stream';
         streamOpen = true;
+        await noteStarted(messageTs!);
       } catch (error) {
         options.logger.debug('chat.startStream refused; streaming by editing a message', { error });
         const posted = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, ...asMessage(shown) });
         messageTs = posted.ts;
         mode = 'update';
         lastUpdate = Date.now();
+        await noteStarted(messageTs!);
       }
     } else if (mode === 'stream') {
       await client.chat.appendStream({ channel: target.channel, ts: messageTs!, markdown_text: delta });
@@ -153,6 +164,7 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
       } else {
         const posted = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: part.text, blocks: part.blocks as never, unfurl_links: false });
         timestamps.push(posted.ts!);
+        await noteStarted(posted.ts!);
       }
     }
     return timestamps;
@@ -177,6 +189,7 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
     for (const part of rest) {
       const posted = await client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: part.text, blocks: part.blocks as never, unfurl_links: false });
       timestamps.push(posted.ts!);
+      await noteStarted(posted.ts!);
     }
     return timestamps;
   };

@@ -182,7 +182,21 @@ export async function mayPostAnswer(db: Database, runId: number, owner: string):
 
 /** Marks the answer as posted, before the run is finished, so a resumed run never posts it twice. */
 export async function recordAnswerPosted(db: Database, runId: number, answerTs: string[]): Promise<void> {
-  await db.update(runs).set({ answerTs }).where(eq(runs.id, runId));
+  // The drafts are the answer now: nothing is left for a next attempt to retire.
+  await db.update(runs).set({ answerTs, draftTs: [] }).where(eq(runs.id, runId));
+}
+
+/** A message the answer has just started in (see `runs.draftTs`), recorded before any more of the answer goes out. */
+export async function recordDraftMessage(db: Database, runId: number, ts: string): Promise<void> {
+  await db
+    .update(runs)
+    .set({ draftTs: sql`${runs.draftTs} || ${JSON.stringify([ts])}::jsonb` })
+    .where(eq(runs.id, runId));
+}
+
+/** An interrupted attempt's drafts were retired: the attempt now running starts with none. */
+export async function clearDraftMessages(db: Database, runId: number): Promise<void> {
+  await db.update(runs).set({ draftTs: [] }).where(eq(runs.id, runId));
 }
 
 export async function recordStatusMessage(db: Database, runId: number, ts: string | null): Promise<void> {

@@ -102,6 +102,11 @@ export const runs = pgTable(
     activity: text('activity'),
     /** ts of the answer message(s) posted, so a resumed run never posts twice. */
     answerTs: jsonb('answer_ts').$type<string[]>().notNull().default([]),
+    /**
+     * Messages the answer has started in (streamed or posted) and not yet recorded as the answer: an attempt that
+     * dies mid-answer leaves them half-written, and the next attempt retires them instead of answering beside them.
+     */
+    draftTs: jsonb('draft_ts').$type<string[]>().notNull().default([]),
     statusMessageTs: text('status_message_ts'),
     /** Set by whichever replica received the cancel; the lease holder sees it on its next heartbeat. */
     cancelRequested: boolean('cancel_requested').notNull().default(false),

@@ -30,6 +30,8 @@ export type ScriptedReply =
       reasoning?: string;
       /** Streaming only: drop the connection after this many SSE events (no finish chunk, no [DONE]). */
       disconnectAfterChunks?: number;
+      /** Streaming only: after this many SSE events, send nothing more and keep the connection open (a hung model). */
+      stallAfterChunks?: number;
     }
   | {
       toolCalls: ToolCallScript[];
@@ -177,10 +179,16 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     const events = completionChunks(request.model, script, usage, includeUsage);
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     const cut = reply.disconnectAfterChunks;
+    const stall = 'stallAfterChunks' in reply ? reply.stallAfterChunks : undefined;
     for (const [i, data] of events.entries()) {
       if (cut !== undefined && i >= cut) {
         outcome.message = `disconnected after ${cut} chunks`;
         res.destroy();
+        return;
+      }
+      if (stall !== undefined && i >= stall) {
+        outcome.message = `stalled after ${stall} chunks`;
+        await new Promise<void>((resolve) => res.once('close', () => resolve()));
         return;
       }
       if (res.destroyed) return;

@@ -376,6 +376,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (typeof args.text === 'string') message.text = args.text;
       if (Array.isArray(args.blocks)) message.blocks = args.blocks;
       if (Array.isArray(args.attachments)) message.attachments = args.attachments;
+      if (args.metadata && typeof args.metadata === 'object') message.metadata = args.metadata;
       message.edited = { user: botUserId, ts: store.nextTs() };
       return ok({ channel, ts, text: message.text, message: structuredClone(message) });
     },

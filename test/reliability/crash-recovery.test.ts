@@ -95,6 +95,33 @@ describe('a process killed with kill -9', { timeout: 180_000 }, () => {
     expect(second.lines.some((line) => line.includes('"message":"resuming run"') && line.includes('"attempt":2'))).toBe(true);
   });
 
+  it('mid-answer: the half-streamed answer becomes the resuming note, and the whole answer is posted once', async () => {
+    model.enqueue(
+      { text: 'Half of this answer streams out, and then the process dies before the rest of it arrives.', stallAfterChunks: 8 },
+      { text: 'Answered in full after the restart.' },
+    );
+    const first = await start();
+    const ts = await ask(first, 'tell me everything');
+    await first.waitForLine(/"message":"the answer started a message"/, 30_000);
+    const half = slack.botMessages(CHANNEL, ts).find((m) => /^Half of this/.test(m.text ?? ''));
+    expect(half).toBeDefined();
+    first.kill('SIGKILL');
+    await first.exited;
+
+    const second = await start();
+    await answered(ts, 'Answered in full after the restart.');
+    await second.waitForLine(/"message":"run finished".*"status":"done"/, 15_000);
+
+    // The fragment's message now holds the note: question, note, answer, and nothing of the fragment left.
+    expect(slack.botMessages(CHANNEL, ts).find((m) => m.ts === half!.ts)?.text).toMatch(RESUMING_NOTE);
+    expect(slack.botMessages(CHANNEL, ts).filter((m) => /Half of this/.test(m.text ?? ''))).toEqual([]);
+    expect(notesIn(ts)).toHaveLength(1);
+    expect(answersIn(ts)).toEqual([expect.stringContaining('Answered in full after the restart.')]);
+    // Nor was the model shown the fragment as something it had already said.
+    expect(model.requests).toHaveLength(2);
+    expect(JSON.stringify(model.requests[1]!.messages)).not.toContain('Half of this');
+  });
+
   it('after posting but before recording it: the next start finds the answer in the thread and posts nothing more', async () => {
     const proxy = await startHoldingProxy(slack.origin);
     proxies.push(proxy);

@@ -98,12 +98,39 @@ describe('streaming', () => {
 });
 
 describe('the answer writer on its own', () => {
-  const writerFor = (threadTs: string) =>
+  const writerFor = (threadTs: string, extra: { onMessage?: (ts: string) => Promise<void>; streamLimit?: number } = {}) =>
     createAnswerWriter(
       new WebClient(h.slack.botToken, { slackApiUrl: h.slack.apiUrl, retryConfig: { retries: 0 } }),
       { channel: 'D0ANA', threadTs },
-      { stream: true, logger: createLogger({ level: 'error', write: () => {} }), flushIntervalMs: 10 },
+      { stream: true, logger: createLogger({ level: 'error', write: () => {} }), flushIntervalMs: 10, ...extra },
     );
+
+  it('names every message it starts, before any more of the answer goes out', async () => {
+    h.slack.addChannel({ id: 'D0ANA', name: 'ana', isIm: true });
+    const question = h.slack.addMessage('D0ANA', { user: ANA, text: 'the long version, please' });
+    const named: Array<{ ts: string; callsSoFar: number }> = [];
+    const callsSoFar = () => h.slack.callsTo('chat.appendStream').length + h.slack.callsTo('chat.stopStream').length;
+    const writer = writerFor(question.ts, {
+      streamLimit: 200,
+      // Slow, like a database write on a busy machine: what goes out meanwhile is counted when it returns.
+      onMessage: async (ts) => {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        named.push({ ts, callsSoFar: callsSoFar() });
+      },
+    });
+    const paragraphs = Array.from({ length: 6 }, (_, i) => `Paragraph ${i + 1}: ${'words that fill the message '.repeat(2).trim()}.`);
+    writer.append(`${paragraphs[0]}\n\n`);
+    await h.slack.waitFor((fake) => fake.callsTo('chat.startStream').length === 1);
+    writer.append(paragraphs[1]!); // would be appended within 10 ms if the writer did not wait for the name
+    await h.slack.waitFor(() => named.length === 1);
+    writer.append(`\n\n${paragraphs.slice(2).join('\n\n')}`);
+
+    const posted = await writer.finish(paragraphs.join('\n\n'), { runId: 8 });
+
+    expect(posted.length).toBeGreaterThan(1);
+    expect(named.map((entry) => entry.ts)).toEqual(posted);
+    expect(named[0]!.callsSoFar).toBe(0); // the streamed message was named before anything was appended to it
+  });
 
   it('replaces text that was shown and then voided (a retried model call) with the final answer', async () => {
     h.slack.addChannel({ id: 'D0ANA', name: 'ana', isIm: true });

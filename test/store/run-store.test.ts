@@ -13,6 +13,8 @@ import {
   listThreadRuns,
   mayPostAnswer,
   recordAnswerPosted,
+  recordDraftMessage,
+  clearDraftMessages,
   releaseLease,
   renewLease,
   requestCancel,
@@ -145,6 +147,19 @@ describe.each(testDatabases())('the run queue on $label', (database) => {
     expect(await mayPostAnswer(handle.db, run.id, 'w1')).toBe(true);
     await recordAnswerPosted(handle.db, run.id, ['1.000009']);
     expect(await mayPostAnswer(handle.db, run.id, 'w1')).toBe(false);
+  });
+
+  it('keeps the messages an answer started until the answer is recorded, in order', async () => {
+    const threadId = await newThread();
+    const { run } = await enqueueRun(handle.db, { threadId, triggerTs: '1.000001' });
+    await recordDraftMessage(handle.db, run.id, '1.000010');
+    await recordDraftMessage(handle.db, run.id, '1.000011');
+    expect((await getRun(handle.db, run.id))!.draftTs).toEqual(['1.000010', '1.000011']);
+    await clearDraftMessages(handle.db, run.id);
+    expect((await getRun(handle.db, run.id))!.draftTs).toEqual([]);
+    await recordDraftMessage(handle.db, run.id, '1.000012');
+    await recordAnswerPosted(handle.db, run.id, ['1.000012']);
+    expect(await getRun(handle.db, run.id)).toMatchObject({ draftTs: [], answerTs: ['1.000012'] });
   });
 
   it('cancels a waiting run at once and flags a working one for its worker’s next heartbeat', async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "runs" ADD COLUMN "draft_ts" jsonb DEFAULT '[]'::jsonb NOT NULL;
