@@ -129,27 +129,27 @@ export function createRunExecutor(deps: AnswerRunDependencies) {
           log.info('the answer was already posted before the interruption; not posting again', { answerTs: posted });
           return { status: 'done', answerTs: posted };
         }
-        // Half an answer from the attempt that died: retired below, and never read back as something said.
+        // Half an answer from the attempt that died: retired (it becomes the resuming note, or goes when the run
+        // gives up), and never read back as something said.
         const drafts = run.draftTs.filter((ts) => messages.some((message) => message.ts === ts));
         messages = messages.filter((message) => !drafts.includes(message.ts));
-        if (run.attempts > MAX_ATTEMPTS) {
+        const givingUp = run.attempts > MAX_ATTEMPTS;
+        const note = givingUp ? undefined : { text: RESUMING_NOTE, metadata: { event_type: STATUS_EVENT, event_payload: { run_id: run.id } } };
+        await assertStillOwner();
+        const noted = await retireDraftAnswer(deps.slack, thread.channelId, drafts, note, log);
+        if (run.draftTs.length > 0) await clearDraftMessages(deps.db, run.id);
+        if (givingUp) {
           await status.clear();
-          await assertStillOwner();
-          await retireDraftAnswer(deps.slack, thread.channelId, drafts, undefined, log);
-          if (run.draftTs.length > 0) await clearDraftMessages(deps.db, run.id);
           const ts = await writer
             .fail(`Sorry — I was interrupted ${run.attempts - 1} times while answering this, so I’ve stopped trying. Please ask again; if it keeps happening, tell the team that runs me.`)
             .catch(() => [] as string[]);
           return { status: 'failed', error: `gave up after ${run.attempts - 1} interrupted attempts`, answerTs: ts };
         }
-        const note = { text: RESUMING_NOTE, metadata: { event_type: STATUS_EVENT, event_payload: { run_id: run.id } } };
-        await assertStillOwner();
-        if (!(await retireDraftAnswer(deps.slack, thread.channelId, drafts, note, log))) {
+        if (note && !noted) {
           await deps.slack.chat
             .postMessage({ channel: thread.channelId, thread_ts: thread.threadTs, ...note })
             .catch((error) => log.warn('could not post the resuming note', { error }));
         }
-        if (run.draftTs.length > 0) await clearDraftMessages(deps.db, run.id);
       }
       const prepared = await prepareTurn(deps, thread, run, messages);
       if ('nothing' in prepared) {
