@@ -14,10 +14,14 @@ import { threads } from '../../src/store/schema';
 import { startFakeSlack } from '../fakes/fake-slack';
 import { corpusDir } from './corpus';
 
-export type UploadedFile =
+export type UploadedFile = (
   | { name: string; mimetype: string; text: string }
   /** A document of the shared corpus, by file name. */
-  | { name: string; mimetype: string; corpus: true };
+  | { name: string; mimetype: string; corpus: true }
+) & {
+  /** Renamed in Slack after the upload: the thread lists this name (it only has to reach us, not an HTTP header). */
+  renamedTo?: string;
+};
 
 export interface ThreadWithFiles {
   files: FileAccess;
@@ -29,13 +33,14 @@ export async function openThreadWithFiles(uploads: UploadedFile[], options: { em
   const [handle, slack] = await Promise.all([openDatabase({ driver: 'pglite' }), startFakeSlack()]);
   const extractor = createDocumentExtractor();
   const objects = await Promise.all(
-    uploads.map(async (upload) =>
-      slack.addFile({
+    uploads.map(async (upload) => {
+      const added = slack.addFile({
         name: upload.name,
         mimetype: upload.mimetype,
         content: 'corpus' in upload ? await readFile(path.join(corpusDir, upload.name)) : Buffer.from(upload.text),
-      }),
-    ),
+      });
+      return upload.renamedTo === undefined ? added : { ...added, name: upload.renamedTo };
+    }),
   );
   const [thread] = await handle.db.insert(threads).values({ channelId: 'C1', threadTs: '1.1' }).returning({ id: threads.id });
   const registered = await registerThreadFiles(handle.db, thread!.id, [{ ts: '1.2', authorName: 'Ann', files: objects }]);
