@@ -1,14 +1,18 @@
 import type { ToolCall } from '../core/chat';
+import { raceWithSignal } from '../core/abort';
 import type { ToolRegistry } from '../tools/registry';
 import type { Tool, ToolContext } from '../tools/tool';
 import { parseLenientJson, parseToolArguments } from '../tools/parse-arguments';
 import type { RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
+import { errorCode } from '../core/errors';
+import { toolFailureContent, type ToolFailure, type ToolFailureKind } from '../core/tool-failure';
 
 export interface ToolCallOutcome {
   call: ToolCall;
   content: string;
-  error?: string;
+  /** Set when the call produced no result; `content` is then its sentence for the model. */
+  failure?: ToolFailure;
   /** The arguments as parsed; for a call refused before running, as close to what was written as could be parsed. */
   args?: unknown;
 }
@@ -60,22 +64,22 @@ interface Runnable {
 /** Validates one call and counts it against the repeated-call guard; a refusal is already its outcome. */
 function prepare(call: ToolCall, input: ExecuteToolCallsInput): Runnable | { outcome: Promise<ToolCallOutcome> } {
   const started = input.now();
-  const refuse = (error: string, args: unknown, content = `Error: ${error}`) => ({
-    outcome: Promise.resolve(record(input, { call, content, error, args }, args, started)),
+  const refuse = (kind: ToolFailureKind, sentence: string, args: unknown) => ({
+    outcome: Promise.resolve(record(input, failed(call, args, { kind, sentence }), args, started)),
   });
   const tool = input.registry.get(call.name);
   if (!tool) {
-    return refuse(`there is no tool named "${call.name}". Available tools: ${input.registry.names().join(', ')}.`, argumentsForRecord(call.arguments));
+    return refuse('unknown_tool', `there is no tool named "${call.name}". Available tools: ${input.registry.names().join(', ')}.`, argumentsForRecord(call.arguments));
   }
   const parsed = parseToolArguments(call.arguments, tool.parameters);
-  if (!parsed.ok) return refuse(parsed.problem, argumentsForRecord(call.arguments));
+  if (!parsed.ok) return refuse('invalid_arguments', parsed.problem, argumentsForRecord(call.arguments));
 
   const key = `${call.name}:${canonicalJson(parsed.value)}`;
   const seen = (input.seenCalls.get(key) ?? 0) + 1;
   input.seenCalls.set(key, seen);
   if (seen >= input.maxIdenticalCalls) {
     const told = `${call.name} was already called ${seen - 1} times with exactly these arguments in this answer, so it was not run again. Use the earlier result, change the arguments, or answer with what you have.`;
-    return refuse('repeated call refused', parsed.value, `Error: ${told}`);
+    return refuse('repeated_call', told, parsed.value);
   }
 
   const timeoutMs = Math.max(1, Math.min(input.timeoutMs, input.deadline === undefined ? Infinity : input.deadline - started));
@@ -91,16 +95,17 @@ async function run(p: Runnable, input: ExecuteToolCallsInput): Promise<ToolCallO
     const content = await raceWithSignal(p.tool.execute(p.args, p.context), p.signal);
     return record(input, { call: p.call, content, args: p.args }, p.args, p.started);
   } catch (error) {
-    const reason = input.runSignal.aborted
-      ? 'stopped: the answer was cancelled'
+    const failure = input.runSignal.aborted
+      ? { kind: 'cancelled' as const, sentence: 'stopped: the answer was cancelled' }
       : p.timeout.aborted && p.timeoutMs < input.timeoutMs
-        ? `stopped after ${formatSeconds(p.timeoutMs)}: the answer's time limit was reached`
+        ? { kind: 'run_time_limit' as const, sentence: `stopped after ${formatSeconds(p.timeoutMs)}: the answer's time limit was reached` }
         : p.timeout.aborted
-          ? `timed out after ${formatSeconds(p.timeoutMs)}; try a smaller request (e.g. peek_file or search_file instead of load_file)`
-          : error instanceof Error
-            ? error.message
-            : String(error);
-    return record(input, { call: p.call, content: `Error: ${reason}`, error: reason, args: p.args }, p.args, p.started);
+          ? {
+              kind: 'timed_out' as const,
+              sentence: `timed out after ${formatSeconds(p.timeoutMs)}; try a smaller request (e.g. peek_file or search_file instead of load_file)`,
+            }
+          : { kind: 'failed' as const, code: errorCode(error), sentence: error instanceof Error ? error.message : String(error) };
+    return record(input, failed(p.call, p.args, failure), p.args, p.started);
   }
 }
 
@@ -112,34 +117,20 @@ function record(input: ExecuteToolCallsInput, outcome: ToolCallOutcome, args: un
     arguments: args,
     resultChars: outcome.content.length,
     durationMs: input.now() - started,
-    error: outcome.error,
+    error: outcome.failure?.sentence,
   });
   return outcome;
+}
+
+function failed(call: ToolCall, args: unknown, failure: Pick<ToolFailure, 'kind' | 'sentence' | 'code'>): ToolCallOutcome {
+  const typed: ToolFailure = { tool: call.name, callId: call.id, input: args, ...failure };
+  return { call, content: toolFailureContent(typed), failure: typed, args };
 }
 
 /** Arguments that failed validation, as close to what the model meant as can be stored: parsed if JSON, else the text. */
 function argumentsForRecord(raw: string): unknown {
   const parsed = parseLenientJson(raw);
   return parsed === undefined ? raw : parsed;
-}
-
-/** A tool that ignores its signal must still not hold up the loop past its timeout. */
-function raceWithSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function safeProgress(describe: () => string, name: string): string {

@@ -164,7 +164,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       recordStep: (step) => recordStep({ ...step, kind: kinds.tool }),
     });
     for (const outcome of outcomes) {
-      toolCalls.push({ name: outcome.call.name, args: outcome.args, error: outcome.error });
+      toolCalls.push({ name: outcome.call.name, args: outcome.args, error: outcome.failure?.sentence });
       const content = input.fitToolResult ? input.fitToolResult(outcome.content, outcome.call) : outcome.content;
       messages.push({ role: 'tool', toolCallId: outcome.call.id, content });
     }

@@ -73,18 +73,3 @@ export interface Tool<Parameters = any> {
   /** Returns text for the model. Throwing is fine: the loop turns errors into a result the model can act on. */
   execute(args: Parameters, context: ToolContext): Promise<string>;
 }
-
-/** Thrown for a file id the thread does not hold. */
-export class UnknownFileError extends Error {
-  override readonly name = 'UnknownFileError';
-  constructor(
-    readonly fileId: string,
-    readonly availableIds: string[],
-  ) {
-    super(
-      availableIds.length
-        ? `There is no file "${fileId}" in this thread. The files here are: ${availableIds.join(', ')}.`
-        : `There is no file "${fileId}" in this thread; the thread has no files.`,
-    );
-  }
-}
