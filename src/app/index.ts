@@ -23,6 +23,7 @@ import type { DatabaseHandle } from '../store/database';
 import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
 import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
+import { createSlackFileSource } from '../files/slack-file-source';
 import { createFileSearch } from './file-search';
 import { createDocumentExtractor } from '../files/extract';
 import { createDefaultTools } from '../tools';
@@ -127,7 +128,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     db: database.db,
     extractor,
     ...createFileSearch(database.db, config.model),
-    slack: { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl },
+    openSource: (objects) => createSlackFileSource({ db: database.db, slack: { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl }, objects }),
     limits: { maxFileBytes: config.files.maxFileBytes, maxImageBytes: config.files.maxImageBytes },
     preloadKb: config.files.preloadKb,
     maxImagesPerTurn: config.files.maxImagesPerTurn,

@@ -1,21 +1,17 @@
 /**
- * A Slack file's text: from the cache when it has been read before (no download, no parse), otherwise downloaded
- * once, extracted once, and cached with its content hash. Errors that belong to the bytes (corrupt, encrypted…)
- * are cached too; errors of the moment (timeouts, Slack being down) are not, so the next question tries again.
- * Concurrent reads of one file in this process share one piece of work.
+ * A file's text: from the cache when it has been read before (no download, no parse), otherwise read once from its
+ * source (downloaded from Slack, or from the local disk for a terminal), extracted once, and cached with its content
+ * hash. Errors that belong to the bytes (corrupt, encrypted…) are cached too; errors of the moment (timeouts, Slack
+ * being down) are not, so the next question tries again. Concurrent reads of one file in this process share one
+ * piece of work.
  */
 import { raceWithSignal } from '../core/abort';
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
 import { displayFileName } from '../core/thread-file';
 import { describeFileError } from './describe-file-error';
-import { downloadSlackFile } from './download';
-import type { RetryPolicy } from './download-retry';
-import { FileDownloadError } from './file-download-error';
+import type { FileSource } from './file-source';
 import { findCachedRead, findDocument, isLastingError, linkSlackFile, saveDocument, type CachedRead } from './file-store';
-import { resolveSlackFile } from './resolve-slack-file';
-import type { SlackFileObject } from './slack-file';
-import type { SlackApi } from './slack-file-info';
 import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** The part of the extractor (files/extract) this module uses; tests pass a counting fake or the real one. */
@@ -24,22 +20,18 @@ export interface DocumentExtractorLike {
 }
 
 export interface FileLimits {
-  /** MAX_FILE_MB in bytes: larger files are refused, before download when Slack declares the size. */
+  /** MAX_FILE_MB in bytes: larger files are refused, before download when the source declares the size. */
   maxFileBytes: number;
   /** MAX_IMAGE_KB in bytes: the largest image (original or thumbnail) shown to the model. */
   maxImageBytes: number;
-  downloadTimeoutMs?: number;
-  retry?: RetryPolicy;
 }
 
 export interface DocumentReaderOptions {
   db: Database;
-  slack: SlackApi;
+  /** Where the bytes come from: Slack, or the local disk (file-source.ts). */
+  source: FileSource;
   extractor: DocumentExtractorLike;
   limits: FileLimits;
-  fetch?: typeof fetch;
-  /** Slack objects already in hand (from the thread's messages); others are fetched with files.info. */
-  slackFiles?: ReadonlyMap<string, SlackFileObject>;
   /** Called once after a file's first extraction, e.g. to index it for search. A failure is logged, not thrown. */
   onExtracted?: (contentHash: string, document: ExtractedDocument) => Promise<void>;
   logger?: Pick<Logger, 'warn'>;
@@ -61,7 +53,7 @@ export function createDocumentReader(options: DocumentReaderOptions): ReadDocume
   return (file, signal) => {
     const slackFileId = file.slackFileId;
     if (!slackFileId) {
-      return Promise.reject(new Error(`${file.id} (${file.name}) has no Slack file behind it; read its source file instead.`));
+      return Promise.reject(new Error(`${file.id} (${file.name}) has no stored file behind it; read its source file instead.`));
     }
     let work = shared.get(slackFileId);
     if (!work) {
@@ -78,22 +70,8 @@ async function readUncached(options: DocumentReaderOptions, file: ThreadFile, sl
   const cached = await findCachedRead(db, slackFileId);
   if (cached) return fromCache(cached, file);
 
-  const object = await resolveSlackFile(options, file, slackFileId);
-  const url = object.url_private_download ?? object.url_private;
-  if (!url) {
-    throw new FileDownloadError(file.name, `Slack gave me no download address for ${displayFileName(file.name)}; share it here again.`);
-  }
-  const { bytes, contentHash } = await downloadSlackFile({
-    url,
-    file,
-    botToken: options.slack.botToken,
-    apiUrl: options.slack.apiUrl,
-    maxBytes: options.limits.maxFileBytes,
-    declaredSize: object.size ?? (file.sizeBytes || undefined),
-    timeoutMs: options.limits.downloadTimeoutMs,
-    retry: options.limits.retry,
-    fetch: options.fetch,
-  });
+  // Without the caller's signal, like the shared work it is part of.
+  const { bytes, contentHash } = await options.source.readBytes(file, slackFileId, { maxBytes: options.limits.maxFileBytes });
   // The same bytes shared again (another thread, a re-upload) were parsed already.
   const known = await findDocument(db, contentHash);
   if (known) {

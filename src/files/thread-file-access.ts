@@ -11,9 +11,8 @@ import { isImageFile } from '../core/file-kinds';
 import { findCachedRead, isLastingError } from './file-store';
 import { mapConcurrently } from '../core/map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
-import { readSlackImage, type ShownImage } from './read-image';
+import type { ShownImage } from './read-image';
 import { registerVirtualFile } from './registry';
-import { resolveSlackFile } from './resolve-slack-file';
 import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** Full-text search over files already extracted (files/search); keys of contentHashes are file ids. */
@@ -31,7 +30,7 @@ export interface FileAccess extends ThreadFileAccess {
   readCachedText(id: string): Promise<ExtractedDocument | undefined>;
 }
 
-// Search over "*" extracts what is not extracted yet; a few at a time keeps the workers and Slack calm.
+// Search over "*" extracts what is not extracted yet; a few at a time keeps the workers and the source calm.
 const SEARCH_EXTRACT_CONCURRENCY = 3;
 
 export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAccess {
@@ -46,7 +45,7 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     return file;
   };
 
-  /** The file with Slack bytes behind it: a virtual file's source. */
+  /** The file with stored bytes behind it: a virtual file's source. */
   const sourceOf = (file: ThreadFile): ThreadFile => (file.sourceId ? get(file.sourceId) : file);
 
   const readWithHash = async (id: string, signal?: AbortSignal) => {
@@ -109,16 +108,7 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
           `${displayFileName(file.name)} is not an image, so there is nothing to show; read its text with load_file, peek_file or extract_file.`,
         );
       }
-      const object = await resolveSlackFile(options, file, file.slackFileId, signal);
-      return readSlackImage(file, object, {
-        maxImageBytes: options.limits.maxImageBytes,
-        botToken: options.slack.botToken,
-        apiUrl: options.slack.apiUrl,
-        timeoutMs: options.limits.downloadTimeoutMs,
-        retry: options.limits.retry,
-        fetch: options.fetch,
-        signal,
-      });
+      return options.source.readImage(file, file.slackFileId, { maxImageBytes: options.limits.maxImageBytes, signal });
     },
 
     async search(id, query, limit, { signal, snippetChars } = {}) {

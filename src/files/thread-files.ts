@@ -1,7 +1,8 @@
 /**
  * The thread's files, opened for one run (runs/seams.ts, ThreadFiles): registered with stable ids, readable by the
  * tools, preloaded where small, screenshots attached to the turn they came with. Everything made here belongs to
- * the run that opened it — the Slack file objects of the thread live in the access and go with it.
+ * the run that opened it — the file objects of the thread live in the run's file source and go with it. Where the
+ * bytes come from (Slack, or the local disk for a terminal) is the composition root's choice (`openSource`).
  */
 import type { ChatModel } from '../core/chat';
 import { isImageFile } from '../core/file-kinds';
@@ -18,6 +19,7 @@ import type { DocumentExtractorLike } from './read-document';
 import { registerThreadFiles } from './registry';
 import type { Searcher } from './search/create-searcher';
 import type { SlackFileObject } from './slack-file';
+import { fileObjectsOf, type OpenFileSource } from './file-source';
 import { createThreadFileAccess, type FileAccess } from './thread-file-access';
 
 /** A message of the thread as far as its files go. */
@@ -35,7 +37,8 @@ export interface ThreadFilesOptions {
   searcher: Searcher;
   /** Told each document extracted for the first time (it is indexed for search there). */
   onExtracted: (contentHash: string, document: ExtractedDocument) => Promise<void>;
-  slack: { botToken: string; apiUrl: string };
+  /** Opens the run's file source over the file objects of the thread's messages: Slack's, or the local disk. */
+  openSource: OpenFileSource;
   limits: { maxFileBytes: number; maxImageBytes: number };
   preloadKb: number;
   maxImagesPerTurn: number;
@@ -48,8 +51,6 @@ export function createThreadFiles(options: ThreadFilesOptions) {
   const { db, logger, model } = options;
 
   const openAccess = async (threadId: number, messages: MessageWithFiles[], names: ReadonlyMap<string, string>) => {
-    const slackFiles = new Map<string, SlackFileObject>();
-    for (const message of messages) for (const file of message.files ?? []) slackFiles.set(file.id, file);
     const files = await registerThreadFiles(
       db,
       threadId,
@@ -63,10 +64,9 @@ export function createThreadFiles(options: ThreadFilesOptions) {
       db,
       threadId,
       files,
-      slack: options.slack,
+      source: options.openSource(fileObjectsOf(messages)),
       extractor: options.extractor,
       limits: options.limits,
-      slackFiles,
       searcher: options.searcher,
       onExtracted: options.onExtracted,
       logger,

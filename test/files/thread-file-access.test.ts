@@ -3,6 +3,7 @@ import { findTextLengths, getDocumentForFile } from '../../src/files/file-store'
 import { listThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess } from '../../src/files/thread-file-access';
+import { createSlackFileSource } from '../../src/files/slack-file-source';
 import { FileReadError, type ExtractedDocument } from '../../src/core/thread-file';
 import { UnknownFileError } from '../../src/core/thread-file';
 import { testDatabases } from '../support/databases';
@@ -134,7 +135,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
       db: bed.handle.db,
       threadId,
       files: await listThreadFiles(bed.handle.db, threadId),
-      slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl },
+      source: createSlackFileSource({ db: bed.handle.db, slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl } }),
       extractor,
       limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
     });
@@ -175,7 +176,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
       db: bed.handle.db,
       threadId,
       files: access.list(),
-      slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl },
+      source: createSlackFileSource({ db: bed.handle.db, slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl } }),
       extractor,
       limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
       onExtracted: async (contentHash, document) => {
@@ -194,10 +195,9 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
       db: bed.handle.db,
       threadId,
       files: access.list(),
-      slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl },
+      source: createSlackFileSource({ db: bed.handle.db, slack: { botToken: bed.slack.botToken, apiUrl: bed.slack.apiUrl } }),
       extractor,
       limits: { maxFileBytes: 1024 * 1024, maxImageBytes: 64 * 1024 },
-      slackFiles: undefined,
       searcher: async ({ files, contentHashes, query }) => {
         seen.push({ files: files.map((f) => f.id), hashes: contentHashes.size, query });
         return [];

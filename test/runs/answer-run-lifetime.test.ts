@@ -10,6 +10,7 @@ import { createRunExecutor } from '../../src/runs/answer-run';
 import { createRunWorker } from '../../src/runs/run-worker';
 import type { AnswerChannel, OpenAnswerChannel, ThreadFiles, ThreadSource } from '../../src/runs/seams';
 import { createThreadFiles } from '../../src/files/thread-files';
+import { createSlackFileSource } from '../../src/files/slack-file-source';
 import { createRunLedger } from '../../src/store/run-ledger';
 import { enqueueRun, getRun } from '../../src/store/run-store';
 import { upsertThreads } from '../../src/store/thread-store';
@@ -79,7 +80,7 @@ describe('a run releases what it made', () => {
       extractor: { extract: () => Promise.reject(new Error('not read in this test')) },
       searcher: async () => [],
       onExtracted: async () => {},
-      slack: { botToken: 'xoxb-test', apiUrl: 'http://127.0.0.1:9/api/' },
+      openSource: (objects) => createSlackFileSource({ db: database.db, slack: { botToken: 'xoxb-test', apiUrl: 'http://127.0.0.1:9/api/' }, objects }),
       limits: { maxFileBytes: 1_000_000, maxImageBytes: 100_000 },
       preloadKb: 0,
       maxImagesPerTurn: 4,

@@ -7,6 +7,7 @@ import type { DocumentExtractorLike, FileLimits } from '../../src/files/read-doc
 import { registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
+import { createSlackFileSource } from '../../src/files/slack-file-source';
 import type { ThreadFile } from '../../src/core/thread-file';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
@@ -70,10 +71,13 @@ export function useFileTestbed(database: TestDatabase): FileTestbed {
           db: handle.db,
           threadId,
           files: list,
-          slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+          source: createSlackFileSource({
+            db: handle.db,
+            slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+            objects: withObjects ? new Map(files.map((f) => [f.id, f])) : undefined,
+          }),
           extractor,
           limits,
-          slackFiles: withObjects ? new Map(files.map((f) => [f.id, f])) : undefined,
         });
       return { threadId, files: registered, access: open(), open };
     },

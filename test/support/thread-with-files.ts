@@ -9,6 +9,7 @@ import { createDocumentExtractor } from '../../src/files/extract';
 import { registerThreadFiles } from '../../src/files/registry';
 import { createSearcher, indexDocument, type Embedder } from '../../src/files/search';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
+import { createSlackFileSource } from '../../src/files/slack-file-source';
 import { openDatabase } from '../../src/app/database/open-database';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
@@ -49,10 +50,9 @@ export async function openThreadWithFiles(uploads: UploadedFile[], options: { em
     db: handle.db,
     threadId: thread!.id,
     files: registered,
-    slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+    source: createSlackFileSource({ db: handle.db, slack: { botToken: slack.botToken, apiUrl: slack.apiUrl }, objects: new Map(objects.map((f) => [f.id, f])) }),
     extractor,
     limits: { maxFileBytes: 50 * 1024 * 1024, maxImageBytes: 1536 * 1024 },
-    slackFiles: new Map(objects.map((f) => [f.id, f])),
     searcher: createSearcher({ db: handle.db, embedder: options.embedder }),
     onExtracted: async (contentHash, document) => {
       await indexDocument(handle.db, contentHash, document, { embedder: options.embedder });

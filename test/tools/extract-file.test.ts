@@ -5,6 +5,7 @@ import { createDocumentExtractor, type DocumentExtractor } from '../../src/files
 import { listThreadFiles, registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
+import { createSlackFileSource } from '../../src/files/slack-file-source';
 import { openDatabase } from '../../src/app/database/open-database';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
@@ -59,7 +60,7 @@ describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
       db: handle.db,
       threadId,
       files: await listThreadFiles(handle.db, threadId),
-      slack: { botToken: slack.botToken, apiUrl: slack.apiUrl },
+      source: createSlackFileSource({ db: handle.db, slack: { botToken: slack.botToken, apiUrl: slack.apiUrl }, objects: new Map(uploads.map((f) => [f.id, f])) }),
       extractor: {
         extract: (input) => {
           parsed.push(input.name);
@@ -67,7 +68,6 @@ describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
         },
       },
       limits: { maxFileBytes: 50 * 1024 * 1024, maxImageBytes: 1536 * 1024 },
-      slackFiles: new Map(uploads.map((f) => [f.id, f])),
     });
     return {
       files,
