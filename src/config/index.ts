@@ -1,1 +1,1 @@
-export { loadConfig, type Config, type ConfigResult } from './load-config';
+export { loadConfig, loadLocalConfig, type Config, type ConfigResult, type LocalConfig, type LocalConfigResult } from './load-config';

@@ -1,4 +1,5 @@
-import { checkVariableCombinations, environmentSchema } from './schema';
+import type { z } from 'zod';
+import { checkModelVariables, checkVariableCombinations, environmentSchema, localEnvironmentSchema, type LocalEnvironment } from './schema';
 import { contextWindowFor, DEFAULT_MODEL } from './models';
 
 export interface Config {
@@ -37,19 +38,16 @@ export interface Config {
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
+/** Everything but Slack: what threadwise needs to answer in a terminal (`npm run chat`) or for the evals. */
+export type LocalConfig = Omit<Config, 'slack'>;
+export type LocalConfigResult = { ok: true; config: LocalConfig } | { ok: false; problems: string[] };
+
 /** Validates the environment. Never throws: every problem comes back as one line naming the variable and the fix. */
 export function loadConfig(env: Record<string, string | undefined>): ConfigResult {
   const parsed = environmentSchema.safeParse(env);
-  const problems = parsed.success
-    ? []
-    : parsed.error.issues.map((issue) => {
-        const variable = String(issue.path[0] ?? '');
-        return issue.message.includes(variable) || !variable ? issue.message : `${variable}: ${issue.message}`;
-      });
-  problems.push(...checkVariableCombinations(env));
+  const problems = [...problemsOf(parsed), ...checkVariableCombinations(env)];
   if (!parsed.success || problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
   const e = parsed.data;
-  const modelName = e.OPENAI_MODEL ?? DEFAULT_MODEL;
   return {
     ok: true,
     config: Object.freeze({
@@ -65,34 +63,60 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         allowedUsers: e.ALLOWED_USERS,
         userRateLimitPerMinute: e.USER_RATE_LIMIT_PER_MINUTE,
       },
-      model: {
-        // Keyless local servers still need a non-empty string for the SDK.
-        apiKey: e.OPENAI_API_KEY ?? 'not-needed',
-        baseUrl: e.OPENAI_BASE_URL,
-        name: modelName,
-        embeddingModel: e.OPENAI_EMBEDDING_MODEL,
-        vision: e.OPENAI_VISION,
-        strategy: e.AGENT_STRATEGY,
-        contextWindow: e.CONTEXT_WINDOW || contextWindowFor(modelName),
-        timeoutMs: e.MODEL_TIMEOUT_SECONDS * 1000,
-      },
-      agent: {
-        maxIterations: e.MAX_ITERATIONS,
-        runTimeoutMs: e.RUN_TIMEOUT_SECONDS * 1000,
-        toolTimeoutMs: e.TOOL_TIMEOUT_SECONDS * 1000,
-      },
-      files: {
-        preloadKb: e.PRELOAD_KB,
-        maxFileBytes: e.MAX_FILE_MB * 1024 * 1024,
-        maxImagesPerTurn: e.MAX_IMAGES_PER_TURN,
-        maxImageBytes: e.MAX_IMAGE_KB * 1024,
-      },
-      storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR },
-      skillsDir: e.SKILLS_DIR,
-      timeZone: e.TIMEZONE,
-      logLevel: e.LOG_LEVEL,
-      shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
-      runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
+      ...localSettings(e),
     }),
+  };
+}
+
+/**
+ * The environment without any Slack variable: only the model's (OPENAI_API_KEY or OPENAI_BASE_URL, OPENAI_MODEL)
+ * are needed, the rest have the same defaults as for the bot. Never throws, like loadConfig.
+ */
+export function loadLocalConfig(env: Record<string, string | undefined>): LocalConfigResult {
+  const parsed = localEnvironmentSchema.safeParse(env);
+  const problems = [...problemsOf(parsed), ...checkModelVariables(env)];
+  if (!parsed.success || problems.length > 0) return { ok: false, problems: [...new Set(problems)] };
+  return { ok: true, config: Object.freeze(localSettings(parsed.data)) };
+}
+
+function problemsOf(parsed: { success: boolean; error?: z.ZodError }): string[] {
+  if (parsed.success || !parsed.error) return [];
+  return parsed.error.issues.map((issue) => {
+    const variable = String(issue.path[0] ?? '');
+    return issue.message.includes(variable) || !variable ? issue.message : `${variable}: ${issue.message}`;
+  });
+}
+
+function localSettings(e: LocalEnvironment): LocalConfig {
+  const modelName = e.OPENAI_MODEL ?? DEFAULT_MODEL;
+  return {
+    model: {
+      // Keyless local servers still need a non-empty string for the SDK.
+      apiKey: e.OPENAI_API_KEY ?? 'not-needed',
+      baseUrl: e.OPENAI_BASE_URL,
+      name: modelName,
+      embeddingModel: e.OPENAI_EMBEDDING_MODEL,
+      vision: e.OPENAI_VISION,
+      strategy: e.AGENT_STRATEGY,
+      contextWindow: e.CONTEXT_WINDOW || contextWindowFor(modelName),
+      timeoutMs: e.MODEL_TIMEOUT_SECONDS * 1000,
+    },
+    agent: {
+      maxIterations: e.MAX_ITERATIONS,
+      runTimeoutMs: e.RUN_TIMEOUT_SECONDS * 1000,
+      toolTimeoutMs: e.TOOL_TIMEOUT_SECONDS * 1000,
+    },
+    files: {
+      preloadKb: e.PRELOAD_KB,
+      maxFileBytes: e.MAX_FILE_MB * 1024 * 1024,
+      maxImagesPerTurn: e.MAX_IMAGES_PER_TURN,
+      maxImageBytes: e.MAX_IMAGE_KB * 1024,
+    },
+    storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR },
+    skillsDir: e.SKILLS_DIR,
+    timeZone: e.TIMEZONE,
+    logLevel: e.LOG_LEVEL,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
+    runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
   };
 }

@@ -125,21 +125,43 @@ export const environmentSchema = z
       .default('info'),
   });
 
+/** The variables only the Slack edge reads: a terminal chat or an eval run needs none of them. */
+const SLACK_VARIABLES = {
+  SLACK_BOT_TOKEN: true,
+  SLACK_SIGNING_SECRET: true,
+  SLACK_APP_TOKEN: true,
+  PORT: true,
+  SLACK_API_URL: true,
+  REPLY_WITHOUT_MENTION: true,
+  ALLOWED_CHANNELS: true,
+  ALLOWED_USERS: true,
+  USER_RATE_LIMIT_PER_MINUTE: true,
+} as const;
+
+/** The environment of threadwise without Slack (`npm run chat`, `npm run eval`): the model, storage, limits. */
+export const localEnvironmentSchema = environmentSchema.omit(SLACK_VARIABLES);
+
 /** Rules across variables; checked on the raw environment so they are reported even when another variable is bad. */
 export function checkVariableCombinations(env: Record<string, string | undefined>): string[] {
-  const set = (name: string) => Boolean(env[name]?.trim());
   const problems: string[] = [];
-  if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) {
+  if (!isSet(env, 'SLACK_APP_TOKEN') && !isSet(env, 'SLACK_SIGNING_SECRET')) {
     problems.push(
       'SLACK_SIGNING_SECRET is missing: set it from your Slack app’s Basic Information page (HTTP mode), or set SLACK_APP_TOKEN to use Socket Mode',
     );
   }
-  if (!set('OPENAI_API_KEY') && !set('OPENAI_BASE_URL')) {
-    problems.push(
-      'OPENAI_API_KEY is missing: set your OpenAI API key, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key (Ollama, vLLM, llama.cpp)',
-    );
-  }
+  problems.push(...checkModelVariables(env));
   return problems;
 }
 
+/** The model needs a key, or a server of its own that needs none. */
+export function checkModelVariables(env: Record<string, string | undefined>): string[] {
+  if (isSet(env, 'OPENAI_API_KEY') || isSet(env, 'OPENAI_BASE_URL')) return [];
+  return [
+    'OPENAI_API_KEY is missing: set your OpenAI API key, or set OPENAI_BASE_URL to an OpenAI-compatible server that needs no key (Ollama, vLLM, llama.cpp)',
+  ];
+}
+
+const isSet = (env: Record<string, string | undefined>, name: string) => Boolean(env[name]?.trim());
+
 export type Environment = z.output<typeof environmentSchema>;
+export type LocalEnvironment = z.output<typeof localEnvironmentSchema>;
