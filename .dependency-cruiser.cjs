@@ -1,11 +1,12 @@
 /**
  * The architecture as a rule (npm run lint:deps, run by CI). src/ is layered like DESIGN.md's data flow: a folder
  * may import only folders in tiers below its own, never a sibling in its tier and never upwards. Everything that
- * touches the outside world is constructed in the composition root (src/app/, src/main.ts).
+ * touches the outside world is constructed in the composition root (src/app/, and the entry points src/main.ts for
+ * the bot and src/chat.ts for the terminal). evals/ is a tool on top of it all: it may use src/, src/ never uses it.
  */
 const tiers = [
   ['app'], // composition root: builds the clients and wires the parts together
-  ['slack'], // edges: Slack in and out
+  ['slack', 'terminal'], // edges: Slack in and out; the terminal (and the evals' threads) in Slack's place
   ['runs'], // one run: read → prepare → agent → deliver
   ['conversation'],
   ['files'],
@@ -16,6 +17,8 @@ const tiers = [
   ['logging', 'runtime'],
   ['core'], // shared vocabulary: types, errors, tiny pure helpers
 ];
+/** The processes' entry points: composition roots, imported by nothing. */
+const ENTRY_POINTS = '^src/(main|chat)\\.ts$';
 const folderTier = new Map(tiers.flatMap((folders, tier) => folders.map((folder) => [folder, tier])));
 const notBelow = (folder) => [...folderTier].filter(([other, tier]) => other !== folder && tier <= folderTier.get(folder)).map(([other]) => other);
 
@@ -24,7 +27,7 @@ const layerRules = [...folderTier.keys()].map((folder) => ({
   comment: `src/${folder}/ may import only folders below it: ${[...folderTier].filter(([, t]) => t > folderTier.get(folder)).map(([f]) => f).join(', ') || 'none'}`,
   severity: 'error',
   from: { path: `^src/${folder}/` },
-  to: { path: `^src/(${notBelow(folder).join('|')})/|^src/main\\.ts$` },
+  to: { path: `^src/(${notBelow(folder).join('|')})/|${ENTRY_POINTS}` },
 }));
 
 module.exports = {
@@ -50,14 +53,29 @@ module.exports = {
       name: 'clients-in-the-composition-root',
       comment: 'Only the composition root imports the model SDK, Bolt and the database drivers.',
       severity: 'error',
-      from: { pathNot: '^src/app/|^src/main\\.ts$' },
+      from: { pathNot: `^src/app/|${ENTRY_POINTS}` },
       to: { path: 'node_modules/(openai|@slack/bolt|postgres|@electric-sql/pglite|drizzle-orm/(pglite|postgres-js))/' },
     },
     {
       name: 'src-not-from-tests',
+      comment: 'The app never imports its tests, benchmarks or evals.',
       severity: 'error',
       from: { path: '^src/' },
+      to: { path: '^(test|bench|evals)/' },
+    },
+    {
+      name: 'evals-are-shipped',
+      comment: 'npm run eval is part of the product (CI runs it against its scripted model): it never imports test code.',
+      severity: 'error',
+      from: { path: '^evals/' },
       to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'evals-through-the-front-door',
+      comment: 'The evals build threadwise as the terminal does (app/local.ts) and talk to it through the local edge.',
+      severity: 'error',
+      from: { path: '^evals/' },
+      to: { path: `^src/(slack|runs|conversation|agent|tools|store)/|${ENTRY_POINTS}` },
     },
   ],
   options: {

@@ -29,6 +29,9 @@ import { createDocumentExtractor } from '../files/extract';
 import { createDefaultTools } from '../tools';
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
+import { StartupError } from './startup-error';
+
+export { StartupError };
 
 export interface StartOptions {
   logger?: Logger;
@@ -241,10 +244,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   };
 }
 
-/** A start-up failure with a sentence for the person starting the bot. */
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
 
 function describeSlackError(error: unknown): string {
   const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;

@@ -1,0 +1,117 @@
+/**
+ * `npm run chat -- [--file PATH]… [--json] ["question"]`: threadwise in a terminal, without Slack. Needs only the
+ * model's variables. Every problem before the conversation starts — a bad option, a missing variable, a file that
+ * is not there or cannot be read — is one sentence on stderr and a non-zero exit, never a stack trace.
+ *
+ * Run as `exec node --import tsx src/chat.ts` (package.json): this process itself receives Ctrl-C and SIGTERM, with
+ * no shell or tsx wrapper in between.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { openLocalThreadwise } from './app/local';
+import { StartupError } from './app/startup-error';
+import { loadLocalConfig } from './config';
+import { createLogger, type Logger } from './logging/logger';
+import { answerOnce, converse, type ChatInterrupts } from './terminal/chat';
+import { CHAT_USAGE, ChatUsageError, parseChatArgs } from './terminal/chat-args';
+import { describeLocalFile, LocalFileError, type LocalFile } from './terminal/local-file';
+
+/** How long closing may take after the last answer before the process leaves anyway. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
+const stderr = process.stderr;
+function quit(code: number, sentence?: string): never {
+  if (sentence) stderr.write(`threadwise: ${sentence}\n`);
+  process.exit(code);
+}
+
+// Ctrl-C and SIGTERM go to whatever is running now; before anything runs, they simply end the process.
+const handlers = { interrupt: [] as Array<() => void>, terminate: [] as Array<() => void> };
+process.on('SIGINT', () => (handlers.interrupt.length ? handlers.interrupt.forEach((handle) => handle()) : quit(130)));
+process.on('SIGTERM', () => (handlers.terminate.length ? handlers.terminate.forEach((handle) => handle()) : quit(143)));
+const interrupts: ChatInterrupts = {
+  onInterrupt: (handler) => void handlers.interrupt.push(handler),
+  onTerminate: (handler) => void handlers.terminate.push(handler),
+};
+
+let args;
+try {
+  args = parseChatArgs(process.argv.slice(2));
+} catch (error) {
+  if (!(error instanceof ChatUsageError)) throw error;
+  quit(2, error.message);
+}
+if (args.help) {
+  process.stdout.write(`${CHAT_USAGE}\n`);
+  process.exit(0);
+}
+
+const loaded = loadLocalConfig(process.env);
+if (!loaded.ok) {
+  for (const problem of loaded.problems) stderr.write(`threadwise: ${problem}\n`);
+  process.exit(1);
+}
+const config = loaded.config;
+
+// npm runs scripts in the project folder; a path is meant from where the person typed the command.
+const cwd = process.env.INIT_CWD ?? process.cwd();
+const files: LocalFile[] = [];
+for (const given of args.files) {
+  try {
+    files.push(await describeLocalFile(given, { cwd, maxFileBytes: config.files.maxFileBytes }));
+  } catch (error) {
+    if (!(error instanceof LocalFileError)) throw error;
+    quit(1, error.message);
+  }
+}
+
+const logFile = path.resolve(config.storage.dataDir, 'logs', 'chat.log');
+const logger = openLogFile(logFile);
+process.on('uncaughtException', (error) => {
+  logger.error('unexpected error', { error });
+  quit(1, `something went wrong: ${error.message} (details in ${logFile})`);
+});
+process.on('unhandledRejection', (error) => {
+  logger.error('unexpected error', { error });
+  quit(1, `something went wrong: ${error instanceof Error ? error.message : String(error)} (details in ${logFile})`);
+});
+
+let agent;
+try {
+  agent = await openLocalThreadwise(config, { logger, watchSkills: !args.question });
+} catch (error) {
+  if (!(error instanceof StartupError)) throw error;
+  quit(1, error.message);
+}
+
+const io = { stdin: process.stdin, stdout: process.stdout, stderr, cwd, userName: currentUserName() };
+let code = 1;
+try {
+  code = args.question
+    ? await answerOnce(agent, { ...args, question: args.question }, files, io, interrupts)
+    : await converse(agent, args, files, io, interrupts);
+} finally {
+  setTimeout(() => quit(code), CLOSE_TIMEOUT_MS).unref();
+  await agent.close().catch((error) => logger.warn('closing failed', { error }));
+}
+process.exit(code);
+
+/** The terminal's log goes to a file: JSON lines on the screen would bury the conversation. */
+function openLogFile(file: string): Logger {
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    appendFileSync(file, '');
+  } catch {
+    return createLogger({ level: 'error', secrets: [config.model.apiKey] });
+  }
+  return createLogger({ level: config.logLevel, secrets: [config.model.apiKey], write: (line) => appendFileSync(file, line) });
+}
+
+function currentUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return process.env.USER ?? 'you';
+  }
+}

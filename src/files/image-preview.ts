@@ -1,0 +1,41 @@
+/**
+ * A smaller copy of an image, for when the original is over the byte cap of what goes to the model: what Slack's
+ * thumbnails are for Slack files, made here for files that have none (a terminal's local screenshots). Sizes follow
+ * Slack's thumbnails, largest first, never upscaled; below 360 px text in a screenshot is no longer legible, so no
+ * smaller preview is made.
+ */
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+
+/** Longest side in pixels, largest first. */
+const PREVIEW_SIDES = [1024, 800, 480, 360] as const;
+const JPEG_QUALITY = 85;
+
+export interface ImagePreview {
+  bytes: Buffer;
+  mimeType: 'image/jpeg';
+  width: number;
+  height: number;
+}
+
+/**
+ * The largest JPEG preview that fits `maxBytes`, or undefined when none does. Rejects when the decoder does not
+ * know the bytes (it reads PNG, JPEG, GIF, WebP, BMP and AVIF; not HEIC or TIFF).
+ */
+export async function makeImagePreview(bytes: Buffer, maxBytes: number): Promise<ImagePreview | undefined> {
+  const image = await loadImage(bytes);
+  const longest = Math.max(image.width, image.height);
+  for (const side of PREVIEW_SIDES) {
+    const scale = Math.min(1, side / longest);
+    const width = Math.max(1, Math.round(image.width * scale));
+    const height = Math.max(1, Math.round(image.height * scale));
+    const canvas = createCanvas(width, height);
+    const context = canvas.getContext('2d');
+    // JPEG has no transparency: clear areas of a screenshot would turn black.
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, width, height);
+    context.drawImage(image, 0, 0, width, height);
+    const jpeg = await canvas.encode('jpeg', JPEG_QUALITY);
+    if (jpeg.length <= maxBytes) return { bytes: jpeg, mimeType: 'image/jpeg', width, height };
+  }
+  return undefined;
+}
