@@ -18,8 +18,9 @@ export interface ImagePreview {
 }
 
 /**
- * The largest JPEG preview that fits `maxBytes`, or undefined when none does. Rejects when the decoder does not
- * know the bytes (it reads PNG, JPEG, GIF, WebP, BMP and AVIF; not HEIC or TIFF).
+ * The largest JPEG preview that fits `maxBytes`, or undefined when none does. Give it PNG, JPEG, GIF or WebP only,
+ * checked by their bytes: the decoder rejects what it does not know, but crashes the process on some malformed
+ * files of other formats (HEIC, BMP).
  */
 export async function makeImagePreview(bytes: Buffer, maxBytes: number): Promise<ImagePreview | undefined> {
   const image = await loadImage(bytes);

@@ -59,19 +59,21 @@ export function createLocalFileSource(options: LocalFileSourceOptions): FileSour
       const bytes = await readCapped(file, pathOf(file, key), MAX_IMAGE_DECODE_BYTES);
       const format = detectImageFormat(bytes);
       const name = displayFileName(file.name);
-      if (format && SHOWABLE_IMAGE_FORMATS.has(format) && bytes.length <= maxImageBytes) {
-        return { dataUrl: `data:${imageMimeType(format)};base64,${bytes.toString('base64')}` };
-      }
-      let preview;
-      try {
-        preview = await makeImagePreview(bytes, maxImageBytes);
-      } catch (error) {
+      // Only formats the model takes are decoded for a preview: the image codecs crash the process outright (not an
+      // exception) on some malformed HEIC and BMP files, and the model could not take those formats anyway.
+      if (!format || !SHOWABLE_IMAGE_FORMATS.has(format)) {
         const kind = format ? `a ${format.toUpperCase()} image` : 'in a format I can’t recognise';
         throw new FileReadError(
           'unsupported',
           `I can't show ${name}: it is ${kind}, and I can only look at PNG, JPEG, GIF and WebP. Save it as PNG or JPEG and add it again.`,
-          { cause: error },
         );
+      }
+      if (bytes.length <= maxImageBytes) return { dataUrl: `data:${imageMimeType(format)};base64,${bytes.toString('base64')}` };
+      let preview;
+      try {
+        preview = await makeImagePreview(bytes, maxImageBytes);
+      } catch (error) {
+        throw new FileReadError('corrupt', `I can't show ${name}: the image is damaged and could not be decoded. Save it again and add it again.`, { cause: error });
       }
       if (!preview) {
         throw new FileReadError(

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatBytes } from '../core/format';
 import { detectDocumentKind, type DocumentKind } from '../files/extract';
-import { detectImageFormat, imageMimeType } from '../files/image-format';
+import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from '../files/image-format';
 import type { SlackFileObject } from '../files';
 
 /** A path the person gave that cannot be added; the message is the sentence to show them. */
@@ -81,10 +81,11 @@ export async function describeLocalFile(given: string, options: { cwd?: string; 
   let mimetype = MIME_TYPES[kind] ?? 'application/octet-stream';
   if (kind === 'image') {
     const format = detectImageFormat(head);
-    if (format === 'heic' || format === 'tiff' || format === 'svg') {
-      throw new LocalFileError(`threadwise can't look at ${name}: it is a ${format.toUpperCase()} image. Save it as PNG or JPEG and add that.`);
+    if (!format) throw new LocalFileError(`threadwise can't look at ${name}: its bytes are not an image it knows. It looks at PNG, JPEG, GIF and WebP.`);
+    if (!SHOWABLE_IMAGE_FORMATS.has(format)) {
+      throw new LocalFileError(`threadwise can't look at ${name}: it is a ${format.toUpperCase()} image, and models take PNG, JPEG, GIF and WebP. Save it as PNG or JPEG and add that.`);
     }
-    mimetype = format ? imageMimeType(format) : 'application/octet-stream';
+    mimetype = imageMimeType(format);
   }
   return {
     path: real,
