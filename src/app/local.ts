@@ -22,6 +22,7 @@ import type { LocalAgent } from '../terminal/local-agent';
 import { createDefaultTools } from '../tools';
 import type { RetryingOptions } from '../agent/retrying-chat-model';
 import { createChatModel } from './create-chat-model';
+import { DataDirInUseError } from './database/data-dir-lock';
 import { openDatabaseWhenReachable } from './database/wait-for-database';
 import { createFileSearch } from './file-search';
 import { StartupError } from './startup-error';
@@ -65,6 +66,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     );
   } catch (error) {
     skills.close();
+    if (error instanceof DataDirInUseError) throw new StartupError(error.message);
     const where = options.database === 'memory' ? 'an in-memory database' : config.storage.databaseUrl ? 'the database at DATABASE_URL' : `the database in ${config.storage.dataDir} (DATA_DIR)`;
     throw new StartupError(`could not open ${where}: ${describe(error)}`);
   }

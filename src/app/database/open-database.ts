@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PGlite } from '@electric-sql/pglite';
 import * as schema from '../../store/schema';
 import type { Database, DatabaseHandle, DatabaseLocation } from '../../store/database';
+import { lockDataDir } from './data-dir-lock';
 import { startPgliteThread } from './pglite-in-worker';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -27,16 +28,25 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   let dir: string | undefined;
+  let unlock = () => {};
   if (dataDir) {
     dir = path.resolve(dataDir, 'pglite');
     await mkdir(dir, { recursive: true });
+    unlock = lockDataDir(path.resolve(dataDir));
   }
-  const thread = await startPgliteThread(dir);
+  let thread: Awaited<ReturnType<typeof startPgliteThread>>;
+  try {
+    thread = await startPgliteThread(dir);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const db = drizzle(thread.client as unknown as PGlite, { schema });
   try {
     await migrate(db, { migrationsFolder });
   } catch (error) {
     await thread.close();
+    unlock();
     throw error;
   }
   return {
@@ -45,7 +55,10 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    close: () => thread.close(),
+    close: async () => {
+      await thread.close();
+      unlock();
+    },
   };
 }
 
