@@ -53,11 +53,13 @@ describe('the terminal display', () => {
     display.append('# Findings\n\nThe **first** point');
     expect(stdout.text()).toContain('Findings');
     expect(stdout.text()).not.toContain('first');
-    display.append(' stands.\n\n| a | b |\n|---|---|\n| 1 | 2 |');
+    display.append(' stands.\n\n- a **bold** item with `code`\n- another\n\n| a | b |\n|---|---|\n| 1 | 2 |');
     expect(stdout.text()).toContain('The first point stands.');
     expect(stdout.text()).not.toContain('**');
-    display.finish('# Findings\n\nThe **first** point stands.\n\n| a | b |\n|---|---|\n| 1 | 2 |');
+    display.finish('# Findings\n\nThe **first** point stands.\n\n- a **bold** item with `code`\n- another\n\n| a | b |\n|---|---|\n| 1 | 2 |');
     expect(stdout.text()).toMatch(/│ a +│ b +│/);
+    expect(stdout.text()).toContain('* a bold item with code');
+    expect(stdout.text()).not.toMatch(/\*\*|`/);
     // The status line was drawn in place and cleared; it never reached stdout.
     expect(stderr.text()).toContain('Thinking…');
     expect(stdout.text()).not.toContain('Thinking');
