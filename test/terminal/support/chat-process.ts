@@ -2,7 +2,8 @@
  * `npm run chat` as a person runs it: a child process (npm → node, no shell left between them), its stdout and
  * stderr kept whole, its stdin piped so a test can type into it.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FakeOpenAI } from '../../fakes/fake-openai';
 
@@ -79,19 +80,20 @@ export function spawnChat(args: string[], env: Record<string, string>, options: 
       });
     },
     children() {
-      let listing: string;
-      try {
-        listing = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' }).trim();
-      } catch {
-        return []; // ps exits 1 when there are none
+      // From /proc rather than ps: nothing to install on a fresh machine.
+      const found: Array<{ pid: number; args: string }> = [];
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          if (parent !== child.pid) continue;
+          found.push({ pid: Number(entry), args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ') });
+        } catch {
+          // the process ended while we looked
+        }
       }
-      return listing
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => {
-          const [pid, ...rest] = line.trim().split(/\s+/);
-          return { pid: Number(pid), args: rest.join(' ') };
-        });
+      return found;
     },
     kill: (signal) => child.kill(signal),
   };
