@@ -2,6 +2,7 @@ import type { WebClient } from '@slack/web-api';
 import { systemClock, type Clock } from '../../core/clock';
 import type { Logger } from '../../logging/logger';
 import { feedbackBlock } from '../feedback-block';
+import { MARKDOWN_CHARS_PER_MESSAGE } from '../format/slack-limits';
 import { initialState, step, type Effect, type SlackCall, type WriterConfig, type WriterEvent } from './machine';
 
 export interface AnswerTarget {
@@ -60,7 +61,7 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
   const clock = options.clock ?? systemClock;
   const config: WriterConfig = {
     live: options.stream,
-    limit: options.streamLimit ?? STREAM_LIMIT,
+    limit: Math.min(options.streamLimit ?? STREAM_LIMIT, MARKDOWN_CHARS_PER_MESSAGE),
     flushIntervalMs: options.flushIntervalMs ?? 700,
     updateIntervalMs: options.updateIntervalMs ?? 1_000,
   };
@@ -89,14 +90,14 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
     const done = queue.then(turn);
     queue = done.then(
       () => {},
-      (error: unknown) => options.logger.error('the answer writer failed', { error }),
+      () => {},
     );
     return done;
   };
 
   /** Events that only change the text are applied at once; they make no Slack call, only (re)arm the timer. */
   const applyNow = (event: WriterEvent) => {
-    apply(event).catch((error: unknown) => options.logger.error('the answer writer failed', { error }));
+    apply(event).catch((error: unknown) => options.logger.error('the answer writer failed to take in the text', { error }));
   };
 
   const perform = (effect: Effect): Promise<void> | undefined => {
@@ -106,7 +107,9 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
         cancelTimer = clock.setTimeout(() => {
           cancelTimer = undefined;
           // The time is read when the flush's turn comes, not when the timer fired.
-          void enqueue(() => apply({ type: 'flush', at: clock.now() })).catch(() => {});
+          enqueue(() => apply({ type: 'flush', at: clock.now() })).catch((error: unknown) =>
+            options.logger.error('the answer writer failed to show the text so far', { error }),
+          );
         }, effect.delayMs);
         return undefined;
       case 'disarm-timer':

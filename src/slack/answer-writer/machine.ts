@@ -195,9 +195,11 @@ function buffer(state: WriterState, config: WriterConfig): Step {
 /** The text since the last break is void. Text already on screen cannot be taken back by appending. */
 function discard(state: WriterState, config: WriterConfig): Step {
   const next = { ...state, text: state.text.slice(0, state.breakAt) };
+  const voided: Step = { state: next, transition: 'text-voided', effects: [] };
+  if (!isShowing(state.phase)) return voided;
+  // What is on screen, or will be once the call under way succeeds.
   const onScreen = [state.screen.shown, state.live?.view.shown ?? ''].reduce((a, b) => (b.length > a.length ? b : a));
-  const voidedOnScreen = onScreen !== '' && !liveView(next.text, config.limit).shown.startsWith(onScreen);
-  if (!voidedOnScreen || !isShowing(state.phase)) return { state: next, transition: 'text-voided', effects: [] };
+  if (onScreen === '' || liveView(next.text, config.limit).shown.startsWith(onScreen)) return voided;
   return { state: { ...next, phase: 'diverged' }, transition: 'diverge', effects: [] };
 }
 
