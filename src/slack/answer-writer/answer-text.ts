@@ -1,5 +1,5 @@
 import type { ChatStopStreamArguments } from '@slack/web-api';
-import { formatAnswerForSlack, neutraliseMentions, type SlackMessage } from '../format';
+import { neutraliseMentions, splitKeepingHead, type SlackMessage } from '../format';
 
 /** A block as the Web API takes it (markdown for the answer, context_actions for the feedback buttons). */
 export type Block = NonNullable<ChatStopStreamArguments['blocks']>[number];
@@ -19,24 +19,26 @@ export interface LiveView {
 /**
  * What the live message should show for the text received so far: everything up to a point where nothing is
  * half-written, mentions neutralised, no trailing whitespace (a message never ends in blank lines; it waits until text
- * follows). Past `limit` only the first message of the answer as it will be split, so it ends where the end will cut.
+ * follows). Past `limit`, only the first message of the answer as the end will cut it, which keeps what is already
+ * `onScreen` (a stream cannot take text back).
  */
-export function liveView(text: string, limit: number): LiveView {
-  const settled = safePrefix(text).trimEnd();
-  const shown = neutraliseMentions(settled);
+export function liveView(text: string, limit: number, onScreen: string): LiveView {
+  const shown = neutraliseMentions(safePrefix(text).trimEnd());
   if (shown.length <= limit) return { shown, full: false };
-  const [first] = formatAnswerForSlack(settled, { maxCharsPerMessage: limit });
-  return { shown: first ? markdownOf(first) : '', full: true };
+  return { shown: splitKeepingScreen(shown, limit, onScreen)[0] ?? '', full: true };
+}
+
+/**
+ * Safe markdown longer than one message, split into messages where the first keeps what is already on screen when
+ * the text still begins with it.
+ */
+export function splitKeepingScreen(safe: string, limit: number, onScreen: string): string[] {
+  return splitKeepingHead(safe, limit, safe.startsWith(onScreen) ? onScreen.length : 0);
 }
 
 /** The live message while it grows by editing: the markdown block renders as the finished answer will. */
 export function liveMessage(markdown: string): AnswerMessage {
   return { text: markdown, blocks: [{ type: 'markdown', text: markdown }] };
-}
-
-/** The markdown one formatted message carries. */
-export function markdownOf(message: SlackMessage): string {
-  return message.blocks.map((block) => block.text).join('\n');
 }
 
 /** `blocks` (the feedback buttons) go under the last message. */

@@ -52,7 +52,8 @@ const STREAM_LIMIT = 11_000;
  * chat.appendStream, then chat.stopStream with the rest of the answer and the feedback buttons, so the pieces
  * streamed add up to the answer. Where Slack refuses streaming, one message is posted and edited (chat.update) at
  * most about once a second, and given its final form at the end. An answer longer than one message continues in new
- * messages, cut where the answer formatter cuts. Mentions the model writes never ping anyone.
+ * messages, split by format/'s splitter (the first message keeps what was streamed). Mentions the model writes never
+ * ping anyone.
  *
  * The decisions are the state machine in ./machine; this driver only performs them: it keeps the state, runs the
  * timer, and makes the Slack calls one at a time, feeding each outcome back before the next event.

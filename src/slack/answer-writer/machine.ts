@@ -9,8 +9,8 @@
  *   any phase ──finish / fail──▶ finishing ──(stopStream, postMessage, update, delete…)──▶ finished
  *                                 a failed completion ──complete-failed──▶ replace;  a failed replacement ──end-failed──▶ off
  */
-import { formatAnswerForSlack, neutraliseMentions } from '../format';
-import { composeAnswer, liveMessage, liveView, markdownOf, withFooter, type AnswerMessage, type Block, type LiveView } from './answer-text';
+import { formatAnswerForSlack, neutraliseMentions, toSlackMessage } from '../format';
+import { composeAnswer, liveMessage, liveView, splitKeepingScreen, withFooter, type AnswerMessage, type Block, type LiveView } from './answer-text';
 
 export type Phase =
   /** Live output on, nothing in the thread yet. */
@@ -94,7 +94,7 @@ export type Transition =
   | 'stream-started'
   | 'stream-refused'
   | 'fell-back-to-edits'
-  | 'shown'
+  | 'text-shown'
   | 'message-full'
   | 'diverge'
   | 'went-off'
@@ -199,7 +199,7 @@ function discard(state: WriterState, config: WriterConfig): Step {
   if (!isShowing(state.phase)) return voided;
   // What is on screen, or will be once the call under way succeeds.
   const onScreen = [state.screen.shown, state.live?.view.shown ?? ''].reduce((a, b) => (b.length > a.length ? b : a));
-  if (onScreen === '' || liveView(next.text, config.limit).shown.startsWith(onScreen)) return voided;
+  if (onScreen === '' || liveView(next.text, config.limit, onScreen).shown.startsWith(onScreen)) return voided;
   return { state: { ...next, phase: 'diverged' }, transition: 'diverge', effects: [] };
 }
 
@@ -215,8 +215,8 @@ function flush(state: WriterState, at: number, config: WriterConfig): Step {
     // Calls go one at a time; the driver never flushes during one, but a flush that comes anyway waits its turn.
     return { state: { ...state, timerSet: true }, transition: 'flush-skipped', effects: [{ kind: 'arm-timer', delayMs: config.flushIntervalMs }] };
   }
-  const view = liveView(state.text, config.limit);
   const shown = state.screen.shown;
+  const view = liveView(state.text, config.limit, shown);
   if (!view.shown.startsWith(shown)) {
     // Shorter and a prefix: the end of the text is held back (a half-written mention), nothing is wrong.
     if (shown.startsWith(view.shown)) return skipped;
@@ -240,11 +240,10 @@ function flush(state: WriterState, at: number, config: WriterConfig): Step {
 
 function liveCallSucceeded(state: WriterState, ts: string | undefined, at: number): Step {
   const call = state.live;
-  if (!call) return { state, transition: 'shown', effects: [] };
+  if (!call) return { state, transition: 'text-shown', effects: [] };
   const { view } = call;
   const next: WriterState = { ...state, live: undefined };
   // A discard while the call was under way may have set the phase to diverged: it stays so.
-  const grown = (phase: Phase): Phase => (state.phase === phase && view.full ? 'full' : state.phase);
   switch (call.kind) {
     case 'start':
     case 'post': {
@@ -259,10 +258,11 @@ function liveCallSucceeded(state: WriterState, ts: string | undefined, at: numbe
     }
     case 'append':
     case 'edit': {
-      const phase = grown(call.kind === 'append' ? 'streaming' : 'updating');
+      const growing: Phase = call.kind === 'append' ? 'streaming' : 'updating';
+      const phase = state.phase === growing && view.full ? 'full' : state.phase;
       return {
         state: { ...next, phase, screen: { ...state.screen, shown: view.shown }, editedAt: call.kind === 'edit' ? at : state.editedAt },
-        transition: phase === 'full' && state.phase !== 'full' ? 'message-full' : 'shown',
+        transition: phase === 'full' && state.phase !== 'full' ? 'message-full' : 'text-shown',
         effects: [],
       };
     }
@@ -302,9 +302,9 @@ function beginEnd(state: WriterState, text: string, footer: Block[], config: Wri
 }
 
 /**
- * The open stream completed with the rest of the text; what does not fit one message follows in new messages, cut
- * where the answer's formatter cuts. Undefined when the stream cannot be completed: nothing is streaming, or the
- * screen shows something the answer does not begin with.
+ * The open stream completed with the rest of the text; what does not fit one message follows in new messages, split
+ * by format/'s splitter so that the first keeps what is on screen. Undefined when the stream cannot be completed:
+ * nothing is streaming, or the screen shows something the answer does not begin with.
  */
 function completionSteps(screen: Screen, text: string, footer: Block[], limit: number): EndStep[] | undefined {
   const ts = screen.messages[0];
@@ -313,11 +313,12 @@ function completionSteps(screen: Screen, text: string, footer: Block[], limit: n
   if (whole.length <= limit) {
     return whole.startsWith(screen.shown) ? [{ call: stopStream(ts, whole.slice(screen.shown.length), footer) }] : undefined;
   }
-  const [first, ...rest] = formatAnswerForSlack(text, { maxCharsPerMessage: limit });
-  const head = first ? markdownOf(first) : '';
+  const [head = '', ...rest] = splitKeepingScreen(whole, limit, screen.shown);
   if (!head.startsWith(screen.shown)) return undefined;
-  if (rest.length === 0) return [{ call: stopStream(ts, head.slice(screen.shown.length), footer) }];
-  return [{ call: stopStream(ts, head.slice(screen.shown.length), []) }, ...withFooter(rest, footer).map((message): EndStep => ({ call: { kind: 'post', message } }))];
+  const more = head.slice(screen.shown.length);
+  if (rest.length === 0) return [{ call: stopStream(ts, more, footer) }];
+  const continuations = withFooter(rest.map(toSlackMessage), footer).map((message): EndStep => ({ call: { kind: 'post', message } }));
+  return [{ call: stopStream(ts, more, []) }, ...continuations];
 }
 
 /**

@@ -215,6 +215,27 @@ describe('while the model writes', () => {
     expect(w.clock.pending()).toBe(0);
   });
 
+  it('message-full past the split’s own cut: what is on screen stays, and the message ends at the next word', () => {
+    const [p1, p2] = paragraphs(2);
+    const third = `Third ${'word '.repeat(40)}end.`;
+    const { w, ts } = streaming(`${p1}\n\n${p2}\n\n${third.slice(0, 17)}`, { limit: 200 }); // "…Third word word w"
+    const before = w.state.screen.shown;
+    w.append(third.slice(17));
+    w.clock.advance(700);
+    expect(w.call).toMatchObject({ kind: 'append-stream', ts, markdown: expect.stringMatching(/^ord( word)*$/) }); // the word finished, then whole words
+    w.ok();
+    expect(w.phase).toBe('full');
+    const shown = w.state.screen.shown;
+    expect(shown.startsWith(before) && shown.length <= 200).toBe(true);
+
+    w.finish(`${p1}\n\n${p2}\n\n${third}`);
+    const calls = w.okAll();
+    expect(calls[0]).toMatchObject({ kind: 'stop-stream', ts });
+    expect(calls.slice(1).every((c) => c.kind === 'post')).toBe(true); // completed, not replaced
+    const texts = [shown + (calls[0]!.kind === 'stop-stream' ? (calls[0]!.markdown ?? '') : ''), ...calls.slice(1).map((c) => (c.kind === 'post' ? c.message.text : ''))];
+    expect(texts.join(' ').split(/\s+/)).toEqual(`${p1}\n\n${p2}\n\n${third}`.split(/\s+/));
+  });
+
   it('diverge: a discard after a break voids text on screen, and nothing more is streamed', () => {
     const { w } = streaming('Let me check.');
     w.breakParagraph();
