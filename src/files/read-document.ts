@@ -4,9 +4,11 @@
  * are cached too; errors of the moment (timeouts, Slack being down) are not, so the next question tries again.
  * Concurrent reads of one file in this process share one piece of work.
  */
+import { raceWithSignal } from '../core/abort';
 import type { Logger } from '../logging/logger';
-import type { Database } from '../store/db';
-import { describeFileError, displayFileName } from './describe-file-error';
+import type { Database } from '../store/database';
+import { displayFileName } from '../core/thread-file';
+import { describeFileError } from './describe-file-error';
 import { downloadSlackFile } from './download';
 import type { RetryPolicy } from './download-retry';
 import { FileDownloadError } from './file-download-error';
@@ -14,7 +16,7 @@ import { findCachedRead, findDocument, isLastingError, linkSlackFile, saveDocume
 import { resolveSlackFile } from './resolve-slack-file';
 import type { SlackFileObject } from './slack-file';
 import type { SlackApi } from './slack-file-info';
-import { FileReadError, type ExtractedDocument, type ThreadFile } from './types';
+import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** The part of the extractor (files/extract) this module uses; tests pass a counting fake or the real one. */
 export interface DocumentExtractorLike {
@@ -67,7 +69,7 @@ export function createDocumentReader(options: DocumentReaderOptions): ReadDocume
       work = readUncached(options, file, slackFileId).finally(() => shared.delete(slackFileId));
       shared.set(slackFileId, work);
     }
-    return signal ? raceAbort(work, signal) : work;
+    return signal ? raceWithSignal(work, signal) : work;
   };
 }
 
@@ -126,13 +128,4 @@ function fromCache(cached: CachedRead, file: ThreadFile) {
   // The stored sentence may name the file as first shared; under another name, say it again with this one.
   const message = cached.message.includes(displayFileName(file.name)) ? cached.message : describeFileError(file, cached.code);
   throw new FileReadError(cached.code, message);
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

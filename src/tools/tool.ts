@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { ExtractedDocument, ThreadFile } from '../files/types';
+import type { ApprovalPrompt } from '../core/approval';
+import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
 
 /** A passage found by search_file, with where it sits so the model can peek around it and cite it. */
 export interface SearchHit {
@@ -11,7 +12,15 @@ export interface SearchHit {
   start: number;
   end: number;
   text: string;
+  /** The part of `text` that best shows why it matched, matched words marked «like this». */
+  snippet: string;
   score: number;
+}
+
+export interface SearchOptions {
+  signal?: AbortSignal;
+  /** Longest excerpt per hit (shorter when the context is nearly full). */
+  snippetChars?: number;
 }
 
 /** What the tools may do with the thread's files. Implemented by files/ for one thread; ids are thread-scoped. */
@@ -26,7 +35,7 @@ export interface ThreadFileAccess {
   /** An image file as a data: URL within the byte cap. Throws FileReadError. */
   readImage(id: string, signal?: AbortSignal): Promise<{ dataUrl: string; width?: number; height?: number }>;
   /** Best passages for a query; id "*" searches every file of the thread. */
-  search(id: string, query: string, limit: number, signal?: AbortSignal): Promise<SearchHit[]>;
+  search(id: string, query: string, limit: number, options?: SearchOptions): Promise<SearchHit[]>;
 }
 
 /** Reads skills for load_skill. */
@@ -62,21 +71,11 @@ export interface Tool<Parameters = any> {
   parameters: z.ZodType<Parameters>;
   /** The status line while it runs: "reading report.pdf…". */
   describeProgress(args: Parameters, context: ToolContext): string;
+  /**
+   * Set for a tool whose calls wait for a person's approval before they run: what to show them. Undefined for a
+   * call that may run without asking.
+   */
+  approval?(args: Parameters): ApprovalPrompt | undefined;
   /** Returns text for the model. Throwing is fine: the loop turns errors into a result the model can act on. */
   execute(args: Parameters, context: ToolContext): Promise<string>;
-}
-
-/** Thrown for a file id the thread does not hold. */
-export class UnknownFileError extends Error {
-  override readonly name = 'UnknownFileError';
-  constructor(
-    readonly fileId: string,
-    readonly availableIds: string[],
-  ) {
-    super(
-      availableIds.length
-        ? `There is no file "${fileId}" in this thread. The files here are: ${availableIds.join(', ')}.`
-        : `There is no file "${fileId}" in this thread; the thread has no files.`,
-    );
-  }
 }

@@ -1,0 +1,83 @@
+/**
+ * The only module that connects to a database (the drivers are the composition root's to construct). Same schema, same queries, two drivers:
+ * no DATABASE_URL → embedded PGlite in DATA_DIR, on a thread of its own; DATABASE_URL → PostgreSQL through postgres.js.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { PGlite } from '@electric-sql/pglite';
+import * as schema from '../../store/schema';
+import type { Database, DatabaseHandle, DatabaseLocation } from '../../store/database';
+import { startPgliteThread } from './pglite-in-worker';
+
+const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
+
+/** Arbitrary constant: serialises migrations when several replicas start at once on one PostgreSQL. */
+const MIGRATION_LOCK_KEY = 7_412_003_001;
+
+export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
+  return location.driver === 'postgres'
+    ? openPostgres(location.url, location.maxConnections)
+    : openPglite(location.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+  let dir: string | undefined;
+  if (dataDir) {
+    dir = path.resolve(dataDir, 'pglite');
+    await mkdir(dir, { recursive: true });
+  }
+  const thread = await startPgliteThread(dir);
+  const db = drizzle(thread.client as unknown as PGlite, { schema });
+  try {
+    await migrate(db, { migrationsFolder });
+  } catch (error) {
+    await thread.close();
+    throw error;
+  }
+  return {
+    db: db as unknown as Database,
+    driver: 'pglite',
+    ping: async () => {
+      await db.execute(sql`select 1`);
+    },
+    close: () => thread.close(),
+  };
+}
+
+async function openPostgres(url: string, maxConnections = 10): Promise<DatabaseHandle> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+  // One connection (max: 1), so the session-level advisory lock and the migration share it.
+  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    await migrate(drizzle(migrator), { migrationsFolder });
+  } finally {
+    await migrator.end({ timeout: 1 });
+  }
+  const client = postgres(url, {
+    max: maxConnections,
+    onnotice: () => {},
+    connect_timeout: 10,
+    idle_timeout: 30,
+    // postgres.js delays a connection's next attempt by 3^failures/100 s (up to 20 s), counting failures across the
+    // pool: after a database blip of a few seconds, the queries that landed on such a connection waited up to 20 s
+    // more (the health check among them). Our own layers back off already (intake, worker polls); keep this to 1 s.
+    backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
+  });
+  const db = drizzle(client, { schema });
+  return {
+    db: db as unknown as Database,
+    driver: 'postgres',
+    ping: async () => {
+      await client`select 1`;
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}

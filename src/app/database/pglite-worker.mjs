@@ -1,0 +1,108 @@
+/**
+ * The embedded database's own thread: PGlite runs here, and the main thread talks to it through messages
+ * (pglite-in-worker.ts). Plain JavaScript, so it loads the same way under `npm start`, vitest and the bench.
+ *
+ * Messages in: { id, op: 'query' | 'exec' | 'begin' | 'end' | 'close', txId?, ... }.
+ * Messages out: { id, ok: true, result } or { id, ok: false, error: { message, name, code, … } }.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { DATABASE_NICENESS, lowerThreadPriority } from '../../runtime/thread-priority.mjs';
+
+// Answers wait on the database; Slack's acknowledgements do not: the event loop goes first.
+lowerThreadPriority(DATABASE_NICENESS);
+
+/** Raised inside a PGlite transaction to make it roll back; never leaves this thread. */
+const ROLL_BACK = Symbol('roll back');
+
+const transactions = new Map();
+let database;
+
+try {
+  database = await PGlite.create(workerData.dataDir ?? undefined);
+  parentPort.postMessage({ id: 0, ok: true, result: 'ready' });
+} catch (error) {
+  parentPort.postMessage({ id: 0, ok: false, error: describeError(error) });
+}
+
+parentPort.on('message', async (message) => {
+  try {
+    parentPort.postMessage({ id: message.id, ok: true, result: await handle(message) });
+  } catch (error) {
+    parentPort.postMessage({ id: message.id, ok: false, error: describeError(error) });
+  }
+});
+
+async function handle(message) {
+  switch (message.op) {
+    case 'query':
+      return clientFor(message.txId).query(message.sql, message.params, queryOptions(message));
+    case 'exec':
+      return clientFor(message.txId).exec(message.sql);
+    case 'begin':
+      return begin(message.txId);
+    case 'end':
+      return end(message.txId, message.commit);
+    case 'close':
+      await database.close();
+      return 'closed';
+    default:
+      throw new Error(`unknown operation ${message.op}`);
+  }
+}
+
+function clientFor(txId) {
+  if (txId === undefined) return database;
+  const transaction = transactions.get(txId);
+  if (!transaction) throw new Error(`transaction ${txId} is not open (it ended, or never began)`);
+  return transaction.tx;
+}
+
+/**
+ * Opens a PGlite transaction and keeps it open until `end`: PGlite's own lock then holds every other query back
+ * until it commits, exactly as when PGlite ran on the main thread.
+ */
+function begin(txId) {
+  return new Promise((resolve, reject) => {
+    let finish;
+    const ended = new Promise((resolveEnded) => (finish = resolveEnded));
+    const done = database.transaction(async (tx) => {
+      transactions.set(txId, { tx, finish, done });
+      resolve('begun');
+      if (!(await ended)) throw ROLL_BACK;
+    });
+    done.catch(reject); // BEGIN itself failed: the caller's begin fails (after it succeeded, this does nothing)
+  });
+}
+
+async function end(txId, commit) {
+  const transaction = transactions.get(txId);
+  if (!transaction) throw new Error(`transaction ${txId} is not open (it ended, or never began)`);
+  transactions.delete(txId);
+  transaction.finish(commit);
+  try {
+    await transaction.done;
+  } catch (error) {
+    if (error !== ROLL_BACK) throw error;
+  }
+  return commit ? 'committed' : 'rolled back';
+}
+
+/**
+ * Parsers are functions and cannot cross threads; drizzle only ever asks for some types to stay as the text
+ * PostgreSQL sent, so the main thread sends those type ids and they get the identity parser here.
+ */
+function queryOptions({ rowMode, rawTypes }) {
+  const parsers = Object.fromEntries((rawTypes ?? []).map((type) => [type, (value) => value]));
+  return { rowMode, parsers };
+}
+
+/** What of an error can cross to the main thread: its message, stack and PostgreSQL's fields (code, detail…). */
+function describeError(error) {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const fields = {};
+  for (const [key, value] of Object.entries(error)) {
+    if (['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
+  }
+  return { ...fields, name: error.name, message: error.message, stack: error.stack };
+}

@@ -1,0 +1,251 @@
+/**
+ * Builds and starts threadwise from a validated Config: the one place real clients are made. main.ts calls it for
+ * `npm start`; tests call it with the fakes' URLs, in-process.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { App } from '@slack/bolt';
+import type { Config } from '../config';
+import { createChatModel } from './create-chat-model';
+import type { BotIdentity } from '../conversation';
+import { createLogger, type Logger } from '../logging/logger';
+import { createIntake } from '../runs/intake';
+import { createRunExecutor } from '../runs/answer-run';
+import { createRunWorker } from '../runs/run-worker';
+import { loadSkillLibrary } from '../skills';
+import { toBoltLogger } from './bolt-logger';
+import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
+import { registerListeners } from '../slack/listeners';
+import { createSlackThreadSource } from '../slack/thread-reader';
+import { createSlackAnswerChannels } from '../slack/answer-channel';
+import { createRunLedger } from '../store/run-ledger';
+import type { DatabaseHandle } from '../store/database';
+import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
+import { pruneDedupeRecords } from '../store/event-store';
+import { createThreadFiles } from '../files/thread-files';
+import { createFileSearch } from './file-search';
+import { createDocumentExtractor } from '../files/extract';
+import { createDefaultTools } from '../tools';
+import { countTokens } from '../context';
+import { raceWithSignal } from '../core/abort';
+
+export interface StartOptions {
+  logger?: Logger;
+  now?: () => number;
+  /** Identifies this process's leases; default a random id. */
+  workerId?: string;
+  /** Overrides RUN_LEASE_SECONDS (tests). */
+  leaseMs?: number;
+  pollMs?: number;
+  /** Runs at once in this process. */
+  concurrency?: number;
+  /** An already-open database (tests share one). */
+  database?: DatabaseHandle;
+}
+
+export interface RunningThreadwise {
+  /** Where Slack sends events: http://host:port/slack/events (HTTP mode). */
+  port: number;
+  bot: BotIdentity;
+  database: DatabaseHandle;
+  /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startThreadwise(config: Config, options: StartOptions = {}): Promise<RunningThreadwise> {
+  const logger =
+    options.logger ??
+    createLogger({
+      level: config.logLevel,
+      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey],
+    });
+  const now = options.now ?? Date.now;
+  const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
+  let database: DatabaseHandle;
+  try {
+    database =
+      options.database ??
+      (await openDatabaseWhenReachable(
+        config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
+        logger,
+      ));
+  } catch (error) {
+    skills.close();
+    if (error instanceof DatabaseUnreachableError) throw new StartupError(error.message);
+    throw error;
+  }
+  const ownsDatabase = !options.database;
+
+  const checkHealth = async (): Promise<HealthReport> => {
+    try {
+      // Shorter than the receiver's own wait for this answer, so a database that hangs is reported as such.
+      await raceWithSignal(database.ping(), AbortSignal.timeout(5_000));
+      return { status: 200, body: { ok: true } };
+    } catch (error) {
+      logger.warn('health check: the database is unreachable', { error });
+      return { status: 503, body: { ok: false, error: 'database unreachable' } };
+    }
+  };
+  const boltLogger = toBoltLogger(logger.child({ component: 'slack' }), config.logLevel);
+  const clientOptions = {
+    slackApiUrl: config.slack.apiUrl,
+    // The client's default retries for about half an hour: far too long for a chat turn.
+    retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 10_000, maxRetryTime: 60_000 },
+    timeout: 20_000,
+  };
+  let receiver: ThreadedHttpReceiver | undefined;
+  let healthServer: Server | undefined;
+  if (config.slack.mode === 'http') {
+    receiver = createThreadedHttpReceiver({
+      signingSecret: config.slack.signingSecret!,
+      logger: logger.child({ component: 'slack' }),
+      health: checkHealth,
+    });
+  }
+  const app = new App({
+    token: config.slack.botToken,
+    // Socket Mode opens its connection (apps.connections.open) with a client of its own: without these options it
+    // would ignore SLACK_API_URL and always call slack.com, breaking GovSlack, proxies and tests.
+    ...(receiver ? { receiver } : { socketMode: true, appToken: config.slack.appToken, installerOptions: { clientOptions } }),
+    logger: boltLogger,
+    clientOptions,
+    deferInitialization: true,
+  });
+  try {
+    await app.init();
+  } catch (error) {
+    if (ownsDatabase) await database.close();
+    skills.close();
+    throw new StartupError(`Slack refused the bot token (${describeSlackError(error)}). Check SLACK_BOT_TOKEN and SLACK_API_URL.`);
+  }
+  const identity = await app.client.auth.test();
+  const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
+
+  const model = createChatModel(config.model, logger);
+  const extractor = createDocumentExtractor();
+  const files = createThreadFiles({
+    db: database.db,
+    extractor,
+    ...createFileSearch(database.db, config.model),
+    slack: { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl },
+    limits: { maxFileBytes: config.files.maxFileBytes, maxImageBytes: config.files.maxImageBytes },
+    preloadKb: config.files.preloadKb,
+    maxImagesPerTurn: config.files.maxImagesPerTurn,
+    model,
+    logger,
+  });
+  const threads = createSlackThreadSource(app.client);
+  const execute = createRunExecutor({
+    bot,
+    threads,
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true }),
+    ledger: createRunLedger(database.db),
+    files,
+    model,
+    registry: createDefaultTools(),
+    skills,
+    skillIndex: () => skills.list(),
+    settings: {
+      maxIterations: config.agent.maxIterations,
+      runTimeoutMs: config.agent.runTimeoutMs,
+      toolTimeoutMs: config.agent.toolTimeoutMs,
+      contextWindow: config.model.contextWindow,
+      stream: true,
+    },
+    timeZone: config.timeZone,
+    now,
+    logger,
+  });
+  const worker = createRunWorker({
+    db: database.db,
+    owner: options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
+    logger,
+    leaseMs: options.leaseMs ?? config.runLeaseMs,
+    pollMs: options.pollMs ?? 2_000,
+    concurrency: options.concurrency ?? 4,
+    execute,
+  });
+  const intake = createIntake({
+    db: database.db,
+    logger,
+    policy: {
+      allowedChannels: config.slack.allowedChannels,
+      allowedUsers: config.slack.allowedUsers,
+      userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
+    },
+    onQueued: () => worker.wake(),
+    onRefused: async (trigger, refusal) => {
+      await app.client.chat.postEphemeral({
+        channel: trigger.channelId,
+        user: trigger.userId,
+        thread_ts: trigger.threadTs === trigger.messageTs ? undefined : trigger.threadTs,
+        text: refusal.message,
+      });
+    },
+    onFiles: (trigger, threadId) => {
+      void threads
+        .messages(trigger.channelId, trigger.threadTs)
+        .then((messages) => files.prefetch(threadId, messages))
+        .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+    },
+  });
+  registerListeners(app, { db: database.db, intake, bot, replyWithoutMention: config.slack.replyWithoutMention, skills: () => skills.list(), logger });
+  app.error(async (error) => {
+    logger.error('unhandled error in a Slack listener', { error });
+  });
+
+  let port: number;
+  if (receiver) {
+    await app.start(config.slack.port);
+    port = receiver.port;
+  } else {
+    await app.start();
+    // Socket Mode has no HTTP server of its own: keep /healthz for the platform's probes.
+    healthServer = createServer((req, res) => {
+      if (req.url !== '/healthz') return void res.writeHead(404).end();
+      void checkHealth().then(({ status, body }) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
+    });
+    await new Promise<void>((resolve) => healthServer!.listen(config.slack.port, resolve));
+    port = (healthServer.address() as { port: number }).port;
+  }
+  // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
+  // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
+  countTokens('threadwise', model.name);
+  worker.start();
+  // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
+  const pruning = setInterval(() => {
+    pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
+  }, 60 * 60_000);
+  pruning.unref();
+  logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: model.name });
+
+  return {
+    port,
+    bot,
+    database,
+    async stop(graceMs = config.shutdownGraceMs) {
+      const deadline = Date.now() + graceMs;
+      clearInterval(pruning);
+      // No new events from here on: Slack sends them to another replica, or retries them after we restart.
+      await app.stop().catch(() => {});
+      healthServer?.close();
+      // Messages already acknowledged get the grace period to reach the database (it may be down right now).
+      const lost = await intake.drain(graceMs);
+      if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
+      await worker.stop(Math.max(0, deadline - Date.now()));
+      await extractor.close();
+      skills.close();
+      if (ownsDatabase) await database.close();
+    },
+  };
+}
+
+/** A start-up failure with a sentence for the person starting the bot. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+function describeSlackError(error: unknown): string {
+  const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;
+  return code ?? (error instanceof Error ? error.message : String(error));
+}

@@ -1,0 +1,40 @@
+/**
+ * One recorded step of a run — a model call or a tool call, the run's own or its sub-agent's — as the loop reports it
+ * (through a callback: the agent never touches the database) and run_steps stores it.
+ */
+export interface RunStepRecord {
+  /** `subagent_*`: steps of a sub-agent (ask_file) working for this run, counted in its totals. */
+  kind: 'model' | 'tool' | 'subagent_model' | 'subagent_tool';
+  /** The model's name, or the tool's. */
+  name: string;
+  iteration: number;
+  /** Tool calls: the arguments as parsed (as written, when they were not JSON). */
+  arguments?: unknown;
+  /** Tool calls: characters of the result the model got back (error texts included). */
+  resultChars?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  durationMs: number;
+  error?: string;
+}
+
+export interface RunTotals {
+  inputTokens: number;
+  outputTokens: number;
+  modelCalls: number;
+  toolCalls: number;
+  failedCalls: number;
+}
+
+/** Totals over every step of a run, sub-agent steps included: what the run cost. */
+export function summarizeRunSteps(steps: readonly RunStepRecord[]): RunTotals {
+  const totals: RunTotals = { inputTokens: 0, outputTokens: 0, modelCalls: 0, toolCalls: 0, failedCalls: 0 };
+  for (const step of steps) {
+    totals.inputTokens += step.inputTokens ?? 0;
+    totals.outputTokens += step.outputTokens ?? 0;
+    if (step.kind === 'model' || step.kind === 'subagent_model') totals.modelCalls += 1;
+    else totals.toolCalls += 1;
+    if (step.error) totals.failedCalls += 1;
+  }
+  return totals;
+}
