@@ -1,8 +1,8 @@
-import type { ChatStopStreamArguments } from '@slack/web-api';
+import type { AnyBlock } from '@slack/types';
 import { neutraliseMentions, splitKeepingHead, type SlackMessage } from '../format';
 
 /** A block as the Web API takes it (markdown for the answer, context_actions for the feedback buttons). */
-export type Block = NonNullable<ChatStopStreamArguments['blocks']>[number];
+export type Block = AnyBlock;
 
 /** One message of the answer: mrkdwn `text` for notifications, the blocks people see. */
 export interface AnswerMessage {
