@@ -6,7 +6,7 @@ import { corpusDir } from '../test/support/corpus';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchFigure, BenchSuite } from './figures';
-import type { ThreadFile } from '../src/files/types';
+import type { ThreadFile } from '../src/core/thread-file';
 import { buildModelMessages, countTokens, type ContextInput } from '../src/context';
 import { makeSyntheticThread } from '../test/context/synthetic-thread';
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { saveDocument } from '../src/files/file-store';
 import { createHashingEmbedder, createSearcher, indexDocument, type Embedder, type Searcher } from '../src/files/search';
-import type { ExtractedDocument, ThreadFile } from '../src/files/types';
+import type { ExtractedDocument, ThreadFile } from '../src/core/thread-file';
 import { openDatabase, type DatabaseHandle } from '../src/store/db';
 import { extractCorpusFiles, hasCorpus } from '../test/support/corpus';
 import { loadRetrievalSet, measureRecall, retrievalFiles } from '../test/files/search/support/retrieval-set';

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { Logger } from '../logging/logger';
-import { ModelError, type ChatMessage, type ChatModel, type ChatRequest } from './chat-model';
+import { ModelError, type ChatMessage, type ChatModel, type ChatRequest } from '../core/chat';
 import { createOpenAIChatModel } from './openai-chat-model';
 import { createReActChatModel } from './react-chat-model';
 import { createRetryingChatModel, type RetryingOptions } from './retrying-chat-model';

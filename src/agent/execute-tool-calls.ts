@@ -1,8 +1,9 @@
-import type { ToolCall } from './chat-model';
+import type { ToolCall } from '../core/chat';
 import type { ToolRegistry } from '../tools/registry';
 import type { Tool, ToolContext } from '../tools/tool';
 import { parseLenientJson, parseToolArguments } from '../tools/parse-arguments';
-import type { AgentEvent, RunStepRecord } from './run-records';
+import type { RunStepRecord } from '../core/run-step';
+import type { AgentEvent } from './agent-event';
 
 export interface ToolCallOutcome {
   call: ToolCall;

@@ -6,7 +6,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ToolCall } from './chat-model';
+import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ToolCall } from '../core/chat';
 
 export interface OpenAIChatModelOptions {
   apiKey: string;

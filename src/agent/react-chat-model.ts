@@ -4,7 +4,7 @@
  * Thought / Action / Action Input and stops before "Observation:", and its text is parsed — leniently — back into
  * a tool call. Tool results go back as "Observation: …" user turns; the answer is whatever follows "Final Answer:".
  */
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from './chat-model';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from '../core/chat';
 
 export function createReActChatModel(inner: ChatModel): ChatModel {
   let callCounter = 0;

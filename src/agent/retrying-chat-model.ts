@@ -4,7 +4,7 @@
  * (ModelError 'rate_limited' and 'unavailable'); a wait that would end past the request's `retryDeadline`, or a
  * Retry-After longer than `maxRetryAfterMs`, gives up at once — the user is better served by a clear sentence now.
  */
-import { isRetryableModelError, type ChatModel, type ChatRequest } from './chat-model';
+import { isRetryableModelError, type ChatModel, type ChatRequest } from '../core/chat';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */

@@ -1,7 +1,8 @@
-import type { ChatMessage, ChatModel, ChatResponse, ContentPart, TokenUsage, ToolCall } from './chat-model';
-import { ModelError } from './chat-model';
+import type { ChatMessage, ChatModel, ChatResponse, ContentPart, TokenUsage, ToolCall } from '../core/chat';
+import { ModelError } from '../core/chat';
 import { executeToolCalls } from './execute-tool-calls';
-import type { AgentEvent, RunStepRecord } from './run-records';
+import type { RunStepRecord } from '../core/run-step';
+import type { AgentEvent } from './agent-event';
 import type { ToolRegistry } from '../tools/registry';
 import type { SkillReader, SubAgentRunner, ThreadFileAccess, ToolContext } from '../tools/tool';
 

@@ -3,8 +3,8 @@
  * files from extract_file appear here), so the model can choose between peek_file and load_file with numbers in
  * front of it. A user-role note, since not every OpenAI-compatible server accepts a late system message.
  */
-import type { ChatMessage } from '../agent/chat-model';
-import type { ThreadFile } from '../files/types';
+import type { ChatMessage } from '../core/chat';
+import type { ThreadFile } from '../core/thread-file';
 import { renderFilesBlock } from './files-block';
 import { formatCount } from './format-numbers';
 import { countRequestTokens } from './message-tokens';

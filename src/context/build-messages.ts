@@ -11,8 +11,8 @@
  * OpenAI-compatible servers refuse a system message after the first, and either way the cached prefix ends at
  * the current turn.
  */
-import type { ChatMessage } from '../agent/chat-model';
-import type { ThreadFile } from '../files/types';
+import type { ChatMessage } from '../core/chat';
+import type { ThreadFile } from '../core/thread-file';
 import type { BuiltContext, ContextInput } from './types';
 import { renderSystemPrompt } from './system-prompt';
 import { renderFilesBlock } from './files-block';

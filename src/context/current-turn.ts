@@ -3,8 +3,8 @@
  * not fit (a huge paste), the message text is cut with a note rather than the request failing: the newest words
  * matter most, but an answer to part of a message beats a context-length error.
  */
-import type { ChatMessage, ContentPart } from '../agent/chat-model';
-import type { ConversationTurn } from '../conversation/types';
+import type { ChatMessage, ContentPart } from '../core/chat';
+import type { ConversationTurn } from '../core/conversation';
 import type { CurrentImage } from './types';
 import { renderSpokenLine } from './history';
 import { MESSAGE_OVERHEAD_TOKENS } from './message-tokens';

@@ -3,8 +3,8 @@
  * tool (id, name, type, size, pages, how much is preloaded, which message it came with, and whether it is
  * unreadable). Names and text are escaped; preloaded text sits inside the block, framed as file data.
  */
-import type { TurnFileRef } from '../conversation/types';
-import type { ThreadFile } from '../files/types';
+import type { TurnFileRef } from '../core/conversation';
+import type { ThreadFile } from '../core/thread-file';
 import { escapeInline, escapeXmlText } from './escape';
 import { formatApproxTokens, formatBytes, formatCount } from './format-numbers';
 

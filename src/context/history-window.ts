@@ -4,7 +4,7 @@
  * long thread grows the kept history keeps the same first message for several requests and the provider's prefix
  * cache still hits.
  */
-import type { ChatMessage } from '../agent/chat-model';
+import type { ChatMessage } from '../core/chat';
 import type { HistorySummary } from './types';
 import { countMessageTokens } from './message-tokens';
 import { formatCount } from './format-numbers';

@@ -3,9 +3,9 @@
  * tool calls and results not replayed — only a compact note of what each answer read, so the model knows what
  * it already looked at. Each turn renders from its own data alone, so it is byte-identical on every rebuild.
  */
-import type { ChatMessage } from '../agent/chat-model';
-import type { ConversationTurn } from '../conversation/types';
-import type { ThreadFile } from '../files/types';
+import type { ChatMessage } from '../core/chat';
+import type { ConversationTurn } from '../core/conversation';
+import type { ThreadFile } from '../core/thread-file';
 import { cleanSpeakerName } from './escape';
 import { renderTurnFilesSection } from './files-block';
 

@@ -3,7 +3,7 @@
  * Framing figures follow OpenAI's published accounting (3 per message, 3 to prime the reply); tool calls add
  * their name and JSON arguments plus a small envelope, an estimate that errs on the high side.
  */
-import type { ChatMessage, ContentPart } from '../agent/chat-model';
+import type { ChatMessage, ContentPart } from '../core/chat';
 import { countImagePartTokens } from './image-tokens';
 import { countTokens } from './tokenizer';
 

@@ -3,7 +3,7 @@
  * the tool messages answering it (a "step"), or any other single message. Trimming works on units, so a tool
  * call is never separated from its results.
  */
-import type { ChatMessage } from '../agent/chat-model';
+import type { ChatMessage } from '../core/chat';
 
 export interface RunUnit {
   /** Indexes into the run's messages, in order. */

@@ -5,7 +5,7 @@
  * whole texts before slices.
  * The files block then says exactly what was preloaded ("yes, whole", "first 3,100 chars" or "no").
  */
-import type { ThreadFile } from '../files/types';
+import type { ThreadFile } from '../core/thread-file';
 import { countTokens } from './tokenizer';
 import { takeTokens } from './token-prefix';
 

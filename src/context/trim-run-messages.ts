@@ -4,7 +4,7 @@
  * so it can be repeated; cut the newest results; drop whole oldest steps. A tool call and its results are kept or
  * dropped together, never one without the other.
  */
-import type { ChatMessage, ToolCall } from '../agent/chat-model';
+import type { ChatMessage, ToolCall } from '../core/chat';
 import { isBudgetReport } from './budget-report';
 import { fitToolResult } from './fit-tool-result';
 import { formatCount } from './format-numbers';

@@ -3,9 +3,9 @@
  * the same input always gives the same messages — which is what keeps earlier turns byte-identical across
  * rebuilds and lets the provider's prompt cache hit.
  */
-import type { ChatMessage } from '../agent/chat-model';
-import type { ThreadConversation } from '../conversation/types';
-import type { ThreadFile } from '../files/types';
+import type { ChatMessage } from '../core/chat';
+import type { ThreadConversation } from '../core/conversation';
+import type { ThreadFile } from '../core/thread-file';
 import type { SkillSummary } from '../skills/types';
 
 export type ImageDetail = 'low' | 'high' | 'auto';

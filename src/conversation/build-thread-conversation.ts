@@ -1,4 +1,4 @@
-import type { ConversationTurn, ThreadConversation } from './types';
+import type { ConversationTurn, ThreadConversation } from '../core/conversation';
 import { QUESTION_EVENT, STATUS_EVENT, type SlackMessage } from './slack-message';
 import { mentionedUserIds, toReadableText } from './readable-text';
 

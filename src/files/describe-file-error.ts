@@ -2,8 +2,8 @@
  * One plain, specific sentence per reason a file could not be read, naming the file and saying what would help.
  * These go into the thread as they are and into tool results, so they promise nothing we cannot do.
  */
-import { formatBytes } from './format';
-import { FileReadError, type FileErrorCode, type ThreadFile } from './types';
+import { formatBytes } from '../core/format';
+import { displayFileName, FileReadError, type FileErrorCode, type ThreadFile } from '../core/thread-file';
 
 export interface FileErrorDetails {
   /** The file's size, for too_large. */
@@ -60,12 +60,3 @@ export function fileReadError(file: Describable, code: FileErrorCode, details?: 
   return new FileReadError(code, describeFileError(file, code, details), cause === undefined ? undefined : { cause });
 }
 
-/**
- * A file name as it may appear in a sentence: control characters and line breaks (which could fake a new line of
- * the message) become spaces, and a very long name is shortened. Escaping for Slack markup is the poster's job.
- */
-export function displayFileName(name: string): string {
-  const flat = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
-  const short = flat.length > 120 ? `${flat.slice(0, 117)}…` : flat;
-  return short || 'an unnamed file';
-}

@@ -4,12 +4,13 @@
  * (declared size, Content-Length) and during (streamed bytes) the download. Slack's sign-in page, which it serves
  * with 200 in place of a file the bot may not see, is recognised and never handed on as the file.
  */
-import { displayFileName, fileReadError } from './describe-file-error';
+import { displayFileName } from '../core/thread-file';
+import { fileReadError } from './describe-file-error';
 import { FileDownloadError } from './file-download-error';
 import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, sleep, type RetryPolicy } from './download-retry';
 import { BodyTooLargeError, looksLikeHtmlPage, readCappedBody, type CappedBody } from './read-capped-body';
 import { isSlackFileHost } from './slack-hosts';
-import { FileReadError, type ThreadFile } from './types';
+import { FileReadError, type ThreadFile } from '../core/thread-file';
 
 export interface DownloadRequest {
   url: string;

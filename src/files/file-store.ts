@@ -9,7 +9,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../store/db';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
-import type { ExtractedDocument, FileErrorCode, OutlineEntry, TextSegment, ThreadFile } from './types';
+import type { ExtractedDocument, FileErrorCode, OutlineEntry, TextSegment, ThreadFile } from '../core/thread-file';
 
 export type CachedRead =
   | { ok: true; contentHash: string; document: ExtractedDocument }

@@ -1,5 +1,5 @@
 import { inArray } from 'drizzle-orm';
-import type { ChatModel } from '../agent/chat-model';
+import type { ChatModel } from '../core/chat';
 import type { Database } from '../store/db';
 import { imageDescriptions } from '../store/schema';
 

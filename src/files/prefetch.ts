@@ -5,9 +5,9 @@
  */
 import type { Logger } from '../logging/logger';
 import type { ThreadFileAccess } from '../tools/tool';
-import { isImageFile } from './file-kinds';
-import { mapConcurrently } from './map-concurrently';
-import { FileReadError, type ThreadFile } from './types';
+import { isImageFile } from '../core/file-kinds';
+import { mapConcurrently } from '../core/map-concurrently';
+import { FileReadError, type ThreadFile } from '../core/thread-file';
 
 export interface PrefetchOptions {
   /** Files read at once. Default 2, the extractor's default worker count: more would only queue. */

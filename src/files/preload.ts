@@ -4,11 +4,11 @@
  * the extracted text of documents that were extracted before (never a parse just to preload). A file's preload is
  * used only when it fits what is left of the total, so one long file cannot crowd out the others.
  */
-import { isExtractableDocument, isImageFile, isTextLikeFile } from './file-kinds';
-import { mapConcurrently } from './map-concurrently';
+import { isExtractableDocument, isImageFile, isTextLikeFile } from '../core/file-kinds';
+import { mapConcurrently } from '../core/map-concurrently';
 import type { FileAccess } from './thread-file-access';
 import { compareSlackTs } from './slack-ts';
-import type { ThreadFile } from './types';
+import type { ThreadFile } from '../core/thread-file';
 
 export interface PreloadOptions {
   /** All preloads together, in KB. Default: 4 × preloadKb. */

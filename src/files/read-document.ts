@@ -6,7 +6,8 @@
  */
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/db';
-import { describeFileError, displayFileName } from './describe-file-error';
+import { displayFileName } from '../core/thread-file';
+import { describeFileError } from './describe-file-error';
 import { downloadSlackFile } from './download';
 import type { RetryPolicy } from './download-retry';
 import { FileDownloadError } from './file-download-error';
@@ -14,7 +15,7 @@ import { findCachedRead, findDocument, isLastingError, linkSlackFile, saveDocume
 import { resolveSlackFile } from './resolve-slack-file';
 import type { SlackFileObject } from './slack-file';
 import type { SlackApi } from './slack-file-info';
-import { FileReadError, type ExtractedDocument, type ThreadFile } from './types';
+import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** The part of the extractor (files/extract) this module uses; tests pass a counting fake or the real one. */
 export interface DocumentExtractorLike {

@@ -4,13 +4,13 @@
  * biggest thumbnail that downloads within the cap. Only PNG, JPEG, GIF and WebP are shown, judged by their bytes;
  * a HEIC from a phone is shown through Slack's JPEG thumbnail when there is one, and refused when there is not.
  */
-import { displayFileName } from './describe-file-error';
+import { displayFileName } from '../core/thread-file';
 import { downloadSlackFile, type DownloadRequest } from './download';
 import { FileDownloadError } from './file-download-error';
-import { formatBytes } from './format';
+import { formatBytes } from '../core/format';
 import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS, type ImageFormat } from './image-format';
 import { slackImageSize, type SlackFileObject } from './slack-file';
-import { FileReadError, type ThreadFile } from './types';
+import { FileReadError, type ThreadFile } from '../core/thread-file';
 
 /** Largest first. Below 360 px, text in a screenshot is no longer legible: not worth sending. */
 export const THUMBNAIL_KEYS = ['thumb_1024', 'thumb_960', 'thumb_800', 'thumb_720', 'thumb_480', 'thumb_360'] as const;

@@ -14,7 +14,7 @@ import { markSlackFileUnavailable } from './file-store';
 import { compareSlackTs } from './slack-ts';
 import { toThreadFile } from './thread-file-row';
 import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from './slack-file';
-import type { ExtractedDocument, FileErrorCode, ThreadFile } from './types';
+import type { ExtractedDocument, FileErrorCode, ThreadFile } from '../core/thread-file';
 
 export interface MessageFiles {
   ts: string;

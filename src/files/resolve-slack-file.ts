@@ -7,7 +7,7 @@ import { fileReadError } from './describe-file-error';
 import { markSlackFileUnavailable } from './file-store';
 import { externalServiceName, unreadableReason, type SlackFileObject } from './slack-file';
 import { fetchSlackFileInfo, type SlackApi } from './slack-file-info';
-import type { ThreadFile } from './types';
+import type { ThreadFile } from '../core/thread-file';
 
 export interface SlackFileSources {
   db: Database;

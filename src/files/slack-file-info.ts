@@ -2,7 +2,7 @@
  * files.info, for when we hold a file's id but not its Slack object (after a restart, before the thread's messages
  * are read again): the object carries the download URL and thumbnails. Deleted files come back as errors.
  */
-import { displayFileName } from './describe-file-error';
+import { displayFileName } from '../core/thread-file';
 import { FileDownloadError } from './file-download-error';
 import type { SlackFileObject } from './slack-file';
 

@@ -2,7 +2,7 @@
  * Slack's file object, as messages, events and files.info carry it, and what it tells us before any download:
  * whether the file can be read at all. Structural, so the conversation module's own copy of the type fits.
  */
-import type { FileErrorCode } from './types';
+import type { FileErrorCode } from '../core/thread-file';
 
 export interface SlackFileObject {
   id: string;

@@ -3,26 +3,21 @@
  * looked up in this thread's list only, so an id from another thread (or a made-up one) is refused with the ids
  * that do exist, and no other thread's content can be reached through it.
  */
+import type { Searcher } from './search/create-searcher';
 import type { SearchHit, ThreadFileAccess } from '../tools/tool';
 import { UnknownFileError } from '../tools/tool';
-import { displayFileName } from './describe-file-error';
-import { isImageFile } from './file-kinds';
+import { displayFileName } from '../core/thread-file';
+import { isImageFile } from '../core/file-kinds';
 import { findCachedRead, isLastingError } from './file-store';
-import { mapConcurrently } from './map-concurrently';
+import { mapConcurrently } from '../core/map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
 import { readSlackImage, type ShownImage } from './read-image';
 import { registerVirtualFile } from './registry';
 import { resolveSlackFile } from './resolve-slack-file';
-import { FileReadError, type ExtractedDocument, type ThreadFile } from './types';
+import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
-/** Full-text search over files already extracted; provided by files/search. Keys of contentHashes are file ids. */
-export type Searcher = (input: {
-  files: ThreadFile[];
-  contentHashes: Map<string, string>;
-  query: string;
-  limit: number;
-  signal?: AbortSignal;
-}) => Promise<SearchHit[]>;
+/** Full-text search over files already extracted (files/search); keys of contentHashes are file ids. */
+export type { Searcher };
 
 export interface ThreadFileAccessOptions extends DocumentReaderOptions {
   threadId: number;
@@ -126,7 +121,7 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
       });
     },
 
-    async search(id, query, limit, signal) {
+    async search(id, query, limit, { signal, snippetChars } = {}) {
       if (!options.searcher) throw new Error('Search is not set up in this deployment; use peek_file to read the file in slices.');
       const wanted = id.trim() === '*' ? files.filter((f) => !f.sourceId && !f.error && !isImageFile(f)) : [get(id)];
       const contentHashes = new Map<string, string>();
@@ -139,7 +134,7 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
         }
       });
       const searchable = wanted.filter((f) => contentHashes.has(f.id)).map((f) => get(f.id));
-      return options.searcher({ files: searchable, contentHashes, query, limit, signal });
+      return options.searcher({ files: searchable, contentHashes, query, limit, snippetChars, signal });
     },
   };
 }

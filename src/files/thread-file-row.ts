@@ -1,6 +1,6 @@
 /** A thread_files row as the ThreadFile the rest of the app sees (nulls become absent fields). */
 import type { threadFiles } from '../store/schema';
-import type { ThreadFile } from './types';
+import type { ThreadFile } from '../core/thread-file';
 
 export function toThreadFile(row: typeof threadFiles.$inferSelect): ThreadFile {
   const file: ThreadFile = {

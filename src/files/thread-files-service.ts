@@ -3,9 +3,9 @@
  * shown on the current turn (with their stored descriptions for everything else).
  */
 import type { WebClient } from '@slack/web-api';
-import type { ChatModel } from '../agent/chat-model';
-import type { RunStepRecord } from '../agent/run-records';
-import { createFileSubAgent } from '../agent/file-sub-agent';
+import type { ChatModel } from '../core/chat';
+import type { RunStepRecord } from '../core/run-step';
+import { createFileSubAgent } from './file-sub-agent';
 import type { Config } from '../config';
 import type { CurrentImage } from '../context';
 import type { SlackMessage } from '../conversation';
@@ -13,14 +13,14 @@ import type { Logger } from '../logging/logger';
 import type { ThreadFilesService } from '../runs/answer-run';
 import type { Database } from '../store/db';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
-import { isImageFile } from './file-kinds';
+import { isImageFile } from '../core/file-kinds';
 import { describeImage, findImageDescriptions } from './image-descriptions';
 import { computePreloads } from './preload';
 import { prefetchThreadFiles } from './prefetch';
 import { registerThreadFiles } from './registry';
 import { createSearcher, createOpenAIEmbedder, indexDocument } from './search';
 import { createThreadFileAccess, type FileAccess } from './thread-file-access';
-import { FileReadError, type ThreadFile } from './types';
+import { FileReadError, type ThreadFile } from '../core/thread-file';
 import type { DocumentExtractorLike } from './read-document';
 import { readThreadMessages } from '../slack/thread-reader';
 

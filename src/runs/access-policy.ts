@@ -1,7 +1,7 @@
 import { and, count, gt, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../store/db';
 import { runs } from '../store/schema';
-import type { Trigger } from '../slack/decide-trigger';
+import type { Trigger } from './trigger';
 
 export interface AccessPolicy {
   /** Empty: every channel. */

@@ -2,7 +2,7 @@ import type { Database } from '../store/db';
 import { claimEvents, claimMessages } from '../store/event-store';
 import { readThreadFacts, threadKeyOf, upsertThreads, type ThreadFacts } from '../store/thread-store';
 import { enqueueRun, insertWaitingRuns, type RunRow } from '../store/run-store';
-import type { Trigger } from '../slack/decide-trigger';
+import type { Trigger } from './trigger';
 import { countRecentQuestions, refusalFor, type AccessPolicy, type AccessRefusal } from './access-policy';
 
 export interface IntakeItem {

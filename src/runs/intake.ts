@@ -1,7 +1,7 @@
 import type { Database } from '../store/db';
 import { threadKeyOf } from '../store/thread-store';
 import type { Logger } from '../logging/logger';
-import type { Trigger } from '../slack/decide-trigger';
+import type { Trigger } from './trigger';
 import type { AccessPolicy, AccessRefusal } from './access-policy';
 import { admitMessages, type Admission, type IntakeItem } from './admit-messages';
 

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { SkillReader } from '../tools/tool';
 import { listSkillFiles } from './list-skill-files';
 import { loadSkillFolder, type SkillFolderResult } from './load-skill-folder';
 import { SKILL_NAME_PATTERN } from './parse-skill-file';
@@ -10,7 +9,7 @@ import type { SkillRoot } from './skill-root';
 import { scanSkills } from './scan-skills';
 import type { LoadedSkill, SkillDocument, SkillSummary } from './types';
 
-export interface SkillLibrary extends SkillReader {
+export interface SkillLibrary {
   /** Names and descriptions for the prompt, sorted by name. Never the bodies. */
   list(): SkillSummary[];
   read(nameOrPath: string): Promise<SkillDocument>;

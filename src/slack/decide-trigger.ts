@@ -1,4 +1,7 @@
 import type { BotIdentity } from '../conversation';
+import type { Trigger } from '../runs/trigger';
+
+export type { Trigger };
 
 /** A message event as Bolt delivers it (app_mention or message), reduced to what the decision needs. */
 export interface IncomingMessage {
@@ -15,18 +18,6 @@ export interface IncomingMessage {
   files?: Array<{ id: string }>;
 }
 
-export interface Trigger {
-  channelId: string;
-  threadTs: string;
-  messageTs: string;
-  userId: string;
-  teamId?: string;
-  /** A DM, or a thread whose first message mentions the bot: follow-ups there need no mention. */
-  engages: boolean;
-  /** Only answer when the thread is already engaged (a follow-up without a mention). */
-  needsEngagedThread: boolean;
-  hasFiles: boolean;
-}
 
 /** Subtypes a person writes. Edits, deletions, joins and bot posts never trigger an answer. */
 const HUMAN_SUBTYPES = new Set([undefined, 'file_share', 'thread_broadcast', 'me_message']);

@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from './db';
 import { rowsOf } from './db';
 import { runs, runSteps, feedback } from './schema';
-import type { RunStepRecord } from '../agent/run-records';
+import type { RunStepRecord } from '../core/run-step';
 
 export type RunRow = typeof runs.$inferSelect;
 

@@ -4,8 +4,8 @@
  * the calls run in parallel.
  */
 import { z } from 'zod';
-import { frameFileData, quoteName } from '../files/frame-file-data';
-import { progressName } from '../files/progress-name';
+import { frameFileData, quoteName } from './frame-file-data';
+import { progressName } from './progress-name';
 import type { Tool } from './tool';
 
 const parameters = z.object({

@@ -4,11 +4,11 @@
  * than the text itself, so even a huge extraction costs little context; small ones come inline.
  */
 import { z } from 'zod';
-import { formatCount } from '../files/format';
-import { frameFileData, quoteName } from '../files/frame-file-data';
-import { progressName } from '../files/progress-name';
-import { describePageCount, segmentAt } from '../files/text-range';
-import type { ExtractedDocument } from '../files/types';
+import { formatCount } from '../core/format';
+import { frameFileData, quoteName } from './frame-file-data';
+import { progressName } from './progress-name';
+import { describePageCount, segmentAt } from './text-range';
+import type { ExtractedDocument } from '../core/thread-file';
 import type { Tool } from './tool';
 
 export interface ExtractFileOptions {

@@ -3,12 +3,12 @@
  * Refused, with the better tool named, when the text would not fit the context that is left.
  */
 import { z } from 'zod';
-import { isImageFile } from '../files/file-kinds';
-import { formatCount } from '../files/format';
-import { frameFileData, quoteName } from '../files/frame-file-data';
-import { progressName } from '../files/progress-name';
-import { describePageCount, describeTextRange } from '../files/text-range';
-import type { ThreadFile } from '../files/types';
+import { isImageFile } from '../core/file-kinds';
+import { formatCount } from '../core/format';
+import { frameFileData, quoteName } from './frame-file-data';
+import { progressName } from './progress-name';
+import { describePageCount, describeTextRange } from './text-range';
+import type { ThreadFile } from '../core/thread-file';
 import type { Tool } from './tool';
 
 export interface LoadFileOptions {

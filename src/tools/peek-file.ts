@@ -3,10 +3,10 @@
  * for the next slice, so the model can page through a file far larger than its context.
  */
 import { z } from 'zod';
-import { formatCount } from '../files/format';
-import { frameFileData, quoteName } from '../files/frame-file-data';
-import { progressName } from '../files/progress-name';
-import { describeTextRange } from '../files/text-range';
+import { formatCount } from '../core/format';
+import { frameFileData, quoteName } from './frame-file-data';
+import { progressName } from './progress-name';
+import { describeTextRange } from './text-range';
 import type { Tool } from './tool';
 
 /** Most characters per peek (about 5,000 tokens): big enough to read a section, small enough to page. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolSpec } from '../agent/chat-model';
+import type { ToolSpec } from '../core/chat';
 import type { Tool } from './tool';
 
 export interface ToolRegistry {

@@ -3,10 +3,9 @@
  * with its location, so the model can cite "report.pdf, p. 37" and peek_file around a hit instead of loading the file.
  */
 import { z } from 'zod';
-import { formatCount } from '../files/format';
-import { frameFileData, quoteName } from '../files/frame-file-data';
-import { progressName } from '../files/progress-name';
-import { parseQuery, selectSnippet } from '../files/search';
+import { formatCount } from '../core/format';
+import { frameFileData, quoteName } from './frame-file-data';
+import { progressName } from './progress-name';
 import type { SearchHit, Tool, ToolContext } from './tool';
 
 export interface SearchFileOptions {
@@ -47,7 +46,10 @@ export function createSearchFileTool(options: SearchFileOptions = {}): Tool<z.in
       }
       const all = !id || id.trim() === '*';
       const file = all ? undefined : context.files.get(id!);
-      const hits = await context.files.search(file?.id ?? '*', wanted, all ? limit + 3 : limit, context.signal);
+      const hits = await context.files.search(file?.id ?? '*', wanted, all ? limit + 3 : limit, {
+        signal: context.signal,
+        snippetChars: snippetFor(context, snippetChars),
+      });
       context.recordActivity(`searched ${file?.id ?? 'all files'} for ${quoteQuery(wanted)}`);
       const scope = file ? `${file.id} ${quoteName(file.name)}` : 'the files of this thread';
       if (hits.length === 0) {
@@ -57,15 +59,14 @@ export function createSearchFileTool(options: SearchFileOptions = {}): Tool<z.in
           'words), names or numbers that appear in it; or page through it with peek_file.',
         ].join(' ');
       }
-      return renderHits(hits, wanted, scope, snippetFor(context, snippetChars));
+      return renderHits(hits, wanted, scope);
     },
   };
 }
 
 export const searchFileTool = createSearchFileTool();
 
-function renderHits(hits: SearchHit[], query: string, scope: string, snippetChars: number): string {
-  const terms = parseQuery(query);
+function renderHits(hits: SearchHit[], query: string, scope: string): string {
   const first = hits[0]!;
   const around = `peek_file(${JSON.stringify(first.fileId)}, ${Math.max(0, first.start - 1_000)}, ${first.end + 1_000})`;
   const lines = [
@@ -73,12 +74,11 @@ function renderHits(hits: SearchHit[], query: string, scope: string, snippetChar
     `Read around a hit with peek_file and its offsets (e.g. ${around}); cite as (${first.fileName}, ${first.location}).`,
   ];
   hits.forEach((hit, i) => {
-    const snippet = selectSnippet(hit.text, terms, snippetChars);
     lines.push(
       `[${i + 1}] ${hit.fileId} ${quoteName(hit.fileName)}, ${hit.location}, chars ${formatCount(hit.start)}–${formatCount(hit.end)}`,
       frameFileData({
         file: { id: hit.fileId, name: hit.fileName },
-        content: snippet.text,
+        content: hit.snippet,
         attributes: { location: hit.location, chars: `${hit.start}-${hit.end}` },
         withoutNotice: i > 0,
       }),

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ExtractedDocument, ThreadFile } from '../files/types';
+import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
 
 /** A passage found by search_file, with where it sits so the model can peek around it and cite it. */
 export interface SearchHit {
@@ -11,7 +11,15 @@ export interface SearchHit {
   start: number;
   end: number;
   text: string;
+  /** The part of `text` that best shows why it matched, matched words marked «like this». */
+  snippet: string;
   score: number;
+}
+
+export interface SearchOptions {
+  signal?: AbortSignal;
+  /** Longest excerpt per hit (shorter when the context is nearly full). */
+  snippetChars?: number;
 }
 
 /** What the tools may do with the thread's files. Implemented by files/ for one thread; ids are thread-scoped. */
@@ -26,7 +34,7 @@ export interface ThreadFileAccess {
   /** An image file as a data: URL within the byte cap. Throws FileReadError. */
   readImage(id: string, signal?: AbortSignal): Promise<{ dataUrl: string; width?: number; height?: number }>;
   /** Best passages for a query; id "*" searches every file of the thread. */
-  search(id: string, query: string, limit: number, signal?: AbortSignal): Promise<SearchHit[]>;
+  search(id: string, query: string, limit: number, options?: SearchOptions): Promise<SearchHit[]>;
 }
 
 /** Reads skills for load_skill. */

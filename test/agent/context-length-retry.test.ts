@@ -3,11 +3,11 @@
  * more; the system prompt and the question always survive; a second refusal reaches the caller as context_length.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../src/agent/chat-model';
-import { ModelError } from '../../src/agent/chat-model';
+import type { ChatMessage } from '../../src/core/chat';
+import { ModelError } from '../../src/core/chat';
 import { contextLimitOf } from '../../src/agent/openai-chat-model';
 import { runAgentTurn } from '../../src/agent/run-agent-turn';
-import { HISTORY_LEFT_OUT_NOTE, trimRequestForRetry } from '../../src/agent/trim-request-for-retry';
+import { HISTORY_LEFT_OUT_NOTE, trimRequestForRetry } from '../../src/context/trim-request-for-retry';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { fakeModel, lookupTool, loopInput } from './loop-fixtures';
 

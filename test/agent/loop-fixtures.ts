@@ -3,11 +3,12 @@
  * openai binding pointed at the fake OpenAI server.
  */
 import { z } from 'zod';
-import type { ChatMessage } from '../../src/agent/chat-model';
+import type { ChatMessage } from '../../src/core/chat';
 import { createOpenAIChatModel } from '../../src/agent/openai-chat-model';
 import { createRetryingChatModel, type RetryingOptions } from '../../src/agent/retrying-chat-model';
 import type { AgentTurnInput } from '../../src/agent/run-agent-turn';
-import type { AgentEvent, RunStepRecord } from '../../src/agent/run-records';
+import type { RunStepRecord } from '../../src/core/run-step';
+import type { AgentEvent } from '../../src/agent/agent-event';
 import { createToolRegistry } from '../../src/tools/registry';
 import type { Tool, ThreadFileAccess, SkillReader } from '../../src/tools/tool';
 import type { FakeOpenAI } from '../fakes/fake-openai';

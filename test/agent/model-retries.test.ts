@@ -4,7 +4,7 @@
  * The sleeps are injected and recorded, so the waits are asserted as numbers, not measured.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ModelError } from '../../src/agent/chat-model';
+import { ModelError } from '../../src/core/chat';
 import { runAgentTurn } from '../../src/agent/run-agent-turn';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { fakeModel, lookupTool, loopInput, question } from './loop-fixtures';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createChatModel } from '../../src/agent/create-chat-model';
 import { parseReActOutput } from '../../src/agent/react-chat-model';
 import { runAgentTurn } from '../../src/agent/run-agent-turn';
-import type { ToolSpec } from '../../src/agent/chat-model';
+import type { ToolSpec } from '../../src/core/chat';
 import { createLogger } from '../../src/logging/logger';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { lookupTool, loopInput } from './loop-fixtures';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { runAgentTurn } from '../../src/agent/run-agent-turn';
-import { summarizeRunSteps } from '../../src/agent/run-records';
+import { summarizeRunSteps } from '../../src/core/run-step';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { defineTool, fakeModel, lookupTool, loopInput, toolResultsIn } from './loop-fixtures';
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { ContentPart } from '../../src/agent/chat-model';
+import type { ContentPart } from '../../src/core/chat';
 import { buildModelMessages, renderSystemPrompt } from '../../src/context';
 import { botTurn, contextInput, file, textOf, userTurn } from './fixtures';
 

@@ -1,6 +1,6 @@
 /** Small builders so each test states only what matters to it. */
-import type { ConversationTurn, ThreadConversation } from '../../src/conversation/types';
-import type { ThreadFile } from '../../src/files/types';
+import type { ConversationTurn, ThreadConversation } from '../../src/core/conversation';
+import type { ThreadFile } from '../../src/core/thread-file';
 import type { ContextInput } from '../../src/context';
 
 let tsCounter = 1_700_000_000;

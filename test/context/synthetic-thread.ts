@@ -4,8 +4,8 @@
  * gives new strings (nothing cached yet).
  */
 import { seededRandom } from '../support/seeded-random';
-import type { ConversationTurn } from '../../src/conversation/types';
-import type { ThreadFile } from '../../src/files/types';
+import type { ConversationTurn } from '../../src/core/conversation';
+import type { ThreadFile } from '../../src/core/thread-file';
 
 const WORDS = (
   'the a to of and in is for on that with as it be this are by from at or an was we can not have our will ' +

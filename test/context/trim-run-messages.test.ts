@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import type { ChatMessage } from '../../src/agent/chat-model';
+import type { ChatMessage } from '../../src/core/chat';
 import { buildBudgetReport, countRequestTokens, trimRunMessages } from '../../src/context';
 import { findOrphans } from '../../src/context/run-steps';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeFileError, displayFileName } from '../../src/files/describe-file-error';
-import type { FileErrorCode } from '../../src/files/types';
+import { displayFileName } from '../../src/core/thread-file';
+import { describeFileError } from '../../src/files/describe-file-error';
+import type { FileErrorCode } from '../../src/core/thread-file';
 
 const codes: FileErrorCode[] = [
   'encrypted', 'no_text_layer', 'corrupt', 'empty', 'too_large', 'unsupported', 'timeout', 'out_of_memory', 'no_access', 'deleted', 'external',

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { downloadSlackFile } from '../../src/files/download';
 import { FileDownloadError } from '../../src/files/file-download-error';
-import { FileReadError } from '../../src/files/types';
+import { FileReadError } from '../../src/core/thread-file';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { listen, sendText, type Listening } from '../fakes/http';
 

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { computePreloads, cutPrefix } from '../../src/files/preload';
 import { prefetchThreadFiles } from '../../src/files/prefetch';
 import type { SlackFileObject } from '../../src/files/slack-file';
-import { FileReadError, type ExtractedDocument } from '../../src/files/types';
+import { FileReadError, type ExtractedDocument } from '../../src/core/thread-file';
 import { testDatabases } from '../support/databases';
 import { useFileTestbed } from '../support/file-testbed';
 

@@ -3,7 +3,7 @@ import { findTextLengths, getDocumentForFile } from '../../src/files/file-store'
 import { listThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess } from '../../src/files/thread-file-access';
-import { FileReadError, type ExtractedDocument } from '../../src/files/types';
+import { FileReadError, type ExtractedDocument } from '../../src/core/thread-file';
 import { UnknownFileError } from '../../src/tools/tool';
 import { testDatabases } from '../support/databases';
 import { useFileTestbed } from '../support/file-testbed';

@@ -9,7 +9,7 @@ import type { DatabaseHandle } from '../../src/store/db';
 import { rowsOf } from '../../src/store/db';
 import { admitMessages, planAdmissions, type Admission, type IntakeItem } from '../../src/runs/admit-messages';
 import type { AccessPolicy } from '../../src/runs/access-policy';
-import type { Trigger } from '../../src/slack/decide-trigger';
+import type { Trigger } from '../../src/runs/trigger';
 import { testDatabases } from '../support/databases';
 import { seededRandom, type Random } from '../support/seeded-random';
 

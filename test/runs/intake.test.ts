@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/store/db';
 import { createIntake, type IntakeDependencies } from '../../src/runs/intake';
 import type { AccessRefusal } from '../../src/runs/access-policy';
-import type { Trigger } from '../../src/slack/decide-trigger';
+import type { Trigger } from '../../src/runs/trigger';
 import { findThread } from '../../src/store/thread-store';
 import { listThreadRuns } from '../../src/store/run-store';
 import { createLogger } from '../../src/logging/logger';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ModelError } from '../../src/agent/chat-model';
-import { FileReadError } from '../../src/files/types';
-import { describeFailure } from '../../src/slack/describe-failure';
+import { ModelError } from '../../src/core/chat';
+import { FileReadError } from '../../src/core/thread-file';
+import { describeFailure } from '../../src/runs/describe-failure';
 
 describe('describeFailure', () => {
   it('says whether asking again will help when the model fails', () => {

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDocumentExtractor } from '../../src/files/extract';
-import type { ExtractedDocument } from '../../src/files/types';
+import type { ExtractedDocument } from '../../src/core/thread-file';
 
 export const corpusDir = path.resolve(fileURLToPath(new URL('../../', import.meta.url)), '../shared/corpus');
 export const corpusPresent = existsSync(path.join(corpusDir, 'SOURCES.tsv'));

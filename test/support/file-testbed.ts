@@ -7,7 +7,7 @@ import type { DocumentExtractorLike, FileLimits } from '../../src/files/read-doc
 import { registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
-import type { ThreadFile } from '../../src/files/types';
+import type { ThreadFile } from '../../src/core/thread-file';
 import type { DatabaseHandle } from '../../src/store/db';
 import { threads } from '../../src/store/schema';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChatModel } from '../../src/agent/chat-model';
-import { createFileSubAgent } from '../../src/agent/file-sub-agent';
-import type { RunStepRecord } from '../../src/agent/run-records';
+import type { ChatModel } from '../../src/core/chat';
+import { createFileSubAgent } from '../../src/files/file-sub-agent';
+import type { RunStepRecord } from '../../src/core/run-step';
 import { createSlots } from '../../src/files/extract/slots';
 import { askFileTool } from '../../src/tools/ask-file';
 import { UnknownFileError, type SubAgentRunner, type ToolContext } from '../../src/tools/tool';

@@ -4,8 +4,8 @@
  * its own file down with it.
  */
 import { Piscina } from 'piscina';
-import type { ExtractedDocument } from '../types';
-import { FileReadError } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
+import { FileReadError } from '../../core/thread-file';
 import { detectDocumentKind } from './detect-kind';
 import { emptyFileError, outOfMemoryError, timeoutError, unsupportedError } from './read-errors';
 import { createSlots } from './slots';

@@ -1,7 +1,7 @@
 /**
  * CSV/TSV to one markdown table, decoded from whatever encoding it is in, rows capped like a spreadsheet sheet.
  */
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { decodeText } from './decode-text';
 import { DocumentBuilder } from './document-builder';
 import { detectDelimiter, parseCsv } from './parse-csv';

@@ -2,7 +2,7 @@
  * Builds an ExtractedDocument while text is appended, so segment and outline offsets are taken from the text as
  * it grows and cannot drift from it.
  */
-import type { ExtractedDocument, OutlineEntry, TextSegment } from '../types';
+import type { ExtractedDocument, OutlineEntry, TextSegment } from '../../core/thread-file';
 
 export class DocumentBuilder {
   private readonly parts: string[] = [];

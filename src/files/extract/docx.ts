@@ -2,7 +2,7 @@
  * DOCX to markdown: mammoth's HTML (its markdown output is deprecated and flattens tables), converted by our own
  * walker so tables stay tables and footnotes stay in the text. Headings become the outline and 'section' segments.
  */
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { convertHtmlToMarkdown } from './html-to-markdown';
 import { loadMammoth } from './libraries';

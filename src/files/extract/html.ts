@@ -2,7 +2,7 @@
  * Web pages (saved HTML) to markdown: the readable part only. Scripts, styles, navigation and site chrome are
  * dropped; when the page marks its main content (<main>, role=main, a single <article>) only that is read.
  */
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { decodeText } from './decode-text';
 import { DocumentBuilder } from './document-builder';
 import { convertHtmlToMarkdown } from './html-to-markdown';

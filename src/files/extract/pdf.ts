@@ -2,7 +2,7 @@
  * PDF to text with one "--- page N ---" marker line per page and one 'page' segment per page (label "p. N").
  * Pages without text are kept as markers so page numbers stay true; a PDF where every page is empty is a scan.
  */
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
 import { corruptError, emptyFileError, encryptedError, noTextLayerError } from './read-errors';

@@ -3,7 +3,7 @@
  * table, then the speaker notes ("Notes: …"). One 'slide' segment per slide; slide titles form the outline.
  */
 import { unzipSync, strFromU8 } from 'fflate';
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { formatMarkdownTable } from './markdown-table';
 import { checkOfficeContainer } from './office-container';

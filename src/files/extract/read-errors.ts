@@ -2,7 +2,7 @@
  * The sentences a thread sees when a file cannot be read. Kept in one place so every format says the same thing
  * the same way, and so each names the file: the message is posted as it is.
  */
-import { FileReadError } from '../types';
+import { FileReadError } from '../../core/thread-file';
 
 export function encryptedError(name: string): FileReadError {
   return new FileReadError('encrypted', `${name} is password-protected, so I can't read it. Share an unprotected copy?`);

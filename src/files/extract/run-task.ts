@@ -3,8 +3,8 @@
  * TypeScript can only load while worker-entry.mjs has tsx registered, which is only during this module's import.
  * The heavy libraries behind the readers load on first use instead (libraries.ts, pdf-engine.ts).
  */
-import type { ExtractedDocument } from '../types';
-import { FileReadError } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
+import { FileReadError } from '../../core/thread-file';
 import { readCsv } from './csv';
 import type { DocumentKind } from './detect-kind';
 import { readDocx } from './docx';

@@ -2,7 +2,7 @@
  * What crosses the thread boundary between the extractor (main thread) and run-task (worker). Errors are sent as
  * plain data because structured clone drops an Error's own fields, so a FileReadError's `code` would not survive.
  */
-import type { ExtractedDocument, FileErrorCode } from '../types';
+import type { ExtractedDocument, FileErrorCode } from '../../core/thread-file';
 import type { DocumentKind } from './detect-kind';
 
 export interface ExtractLimits {

@@ -2,7 +2,7 @@
  * Plain text, markdown, JSON, code and logs: decoded from whatever encoding they are in and returned as they are.
  * Markdown headings become the outline, so a long README can be navigated like a DOCX.
  */
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { decodeText } from './decode-text';
 import { DocumentBuilder } from './document-builder';
 

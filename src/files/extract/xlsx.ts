@@ -3,7 +3,7 @@
  * (formula results, not formulas), rows capped per sheet and in total with the rest counted in `notes`.
  */
 import type ExcelJS from 'exceljs';
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { loadExcelJs } from './libraries';
 import { checkOfficeContainer } from './office-container';

@@ -1,4 +1,4 @@
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { listRegions, type TextRegion } from './document-regions';
 import { createLineLocator } from './line-locator';
 import { BREAK, cachedCounter, splitIntoUnits, sumTokens, tokenCounterFor, type TextUnit, type TokenCounter } from './text-units';

@@ -3,7 +3,7 @@ import type { Database } from '../../store/db';
 import { chunks, documents } from '../../store/schema';
 import type { SearchHit } from '../../tools/tool';
 import { findDocument } from '../file-store';
-import type { ThreadFile } from '../types';
+import type { ThreadFile } from '../../core/thread-file';
 import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { fuseRankings } from './fuse-rankings';
@@ -11,6 +11,7 @@ import { indexDocument } from './index-document';
 import { isEmptyQuery, parseQuery } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
 import { rankByFullText } from './rank-full-text';
+import { selectSnippet } from './select-snippet';
 
 /** What the thread's file access asks for: these files (already extracted), their content hashes by file id. */
 export interface SearchRequest {
@@ -18,8 +19,12 @@ export interface SearchRequest {
   contentHashes: Map<string, string>;
   query: string;
   limit: number;
+  /** Longest excerpt per hit. */
+  snippetChars?: number;
   signal?: AbortSignal;
 }
+
+const DEFAULT_SNIPPET_CHARS = 700;
 
 export type Searcher = (request: SearchRequest) => Promise<SearchHit[]>;
 
@@ -58,7 +63,7 @@ export function createSearcher(options: SearcherOptions): Searcher {
       .finally(() => catchingUp.delete(hash));
   };
 
-  return async ({ files, contentHashes, query, limit, signal }) => {
+  return async ({ files, contentHashes, query, limit, snippetChars = DEFAULT_SNIPPET_CHARS, signal }) => {
     const terms = parseQuery(query);
     if (isEmptyQuery(terms)) {
       throw new Error(`The search query "${query}" has no words to look for; give a few words or a phrase from the text.`);
@@ -92,7 +97,7 @@ export function createSearcher(options: SearcherOptions): Searcher {
       }
       for (const hash of byMeaning.incomplete) embedInBackground(hash);
     }
-    return loadHits(db, ranked.slice(0, limit), fileByHash);
+    return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => selectSnippet(text, terms, snippetChars).text);
   };
 }
 
@@ -113,6 +118,7 @@ async function loadHits(
   db: Database,
   ranked: Array<{ id: number; score: number }>,
   fileByHash: Map<string, ThreadFile>,
+  snippetOf: (text: string) => string,
 ): Promise<SearchHit[]> {
   if (ranked.length === 0) return [];
   const rows = await db
@@ -139,6 +145,7 @@ async function loadHits(
       start: row.start,
       end: row.end,
       text: row.text,
+      snippet: snippetOf(row.text),
       score,
     };
     if (row.page !== null) hit.page = row.page;

@@ -1,4 +1,4 @@
-import type { ExtractedDocument, TextSegment } from '../types';
+import type { ExtractedDocument, TextSegment } from '../../core/thread-file';
 
 /**
  * The stretches of a document that chunks may not cross: pages, slides and sheets as the extractor found them, or

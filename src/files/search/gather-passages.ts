@@ -1,5 +1,5 @@
 import type { SearchHit, ThreadFileAccess } from '../../tools/tool';
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { listRegions } from './document-regions';
 import { createLineLocator } from './line-locator';
 
@@ -27,7 +27,7 @@ export async function gatherPassages(
     const started = Date.now();
     let hits: SearchHit[];
     try {
-      hits = await files.search(fileId, query, options.hitsPerQuery, options.signal);
+      hits = await files.search(fileId, query, options.hitsPerQuery, { signal: options.signal });
     } catch (error) {
       options.onSearch?.(query, Date.now() - started, error);
       throw error;

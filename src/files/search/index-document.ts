@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../store/db';
 import { chunks, documents } from '../../store/schema';
-import type { ExtractedDocument } from '../types';
+import type { ExtractedDocument } from '../../core/thread-file';
 import { chunkDocument, type ChunkOptions, type DocumentChunk } from './chunk-document';
 import { toCjkBigrams } from './cjk-bigrams';
 import { embedMissingChunks } from './embed-chunks';

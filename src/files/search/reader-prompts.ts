@@ -2,8 +2,8 @@
  * What the file reader (agent/file-sub-agent.ts) says to its model: plan searches, answer from excerpts, take notes
  * per batch, combine notes. Every excerpt is headed by its citation, so answers can cite "report.pdf, p. 12".
  */
-import type { ChatMessage } from '../../agent/chat-model';
-import type { ThreadFile, ExtractedDocument } from '../types';
+import type { ChatMessage } from '../../core/chat';
+import type { ThreadFile, ExtractedDocument } from '../../core/thread-file';
 import type { Passage } from './gather-passages';
 
 export function planPrompt(file: ThreadFile, document: ExtractedDocument, question: string): ChatMessage[] {

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../../src/files/extract';
-import { FileReadError } from '../../../src/files/types';
+import { FileReadError } from '../../../src/core/thread-file';
 import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../../support/corpus';
 
 warnIfCorpusMissing('extractor pool behaviour on corpus files');

@@ -1,8 +1,8 @@
 import { zipSync } from 'fflate';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../../src/files/extract';
-import type { ExtractedDocument } from '../../../src/files/types';
-import { FileReadError } from '../../../src/files/types';
+import type { ExtractedDocument } from '../../../src/core/thread-file';
+import { FileReadError } from '../../../src/core/thread-file';
 import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../../support/corpus';
 
 warnIfCorpusMissing('DOCX/PPTX/XLSX extraction');

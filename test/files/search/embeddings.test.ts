@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { saveDocument } from '../../../src/files/file-store';
 import { createOpenAIEmbedder, createSearcher, indexDocument } from '../../../src/files/search';
-import type { ThreadFile } from '../../../src/files/types';
+import type { ThreadFile } from '../../../src/core/thread-file';
 import type { DatabaseHandle } from '../../../src/store/db';
 import { chunks } from '../../../src/store/schema';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/fake-openai';

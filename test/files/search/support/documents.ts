@@ -1,5 +1,5 @@
 /** Small ExtractedDocuments built by hand, shaped the way the extractor shapes them. */
-import type { ExtractedDocument, TextSegment } from '../../../../src/files/types';
+import type { ExtractedDocument, TextSegment } from '../../../../src/core/thread-file';
 
 /** A paged document: each page preceded by the extractor's "--- page N ---" marker, as in its PDF output. */
 export function pagedDocument(pages: string[]): ExtractedDocument {

@@ -83,3 +83,13 @@ export interface ThreadFile {
   /** Set when the file is known to be unreadable. */
   error?: { code: FileErrorCode; message: string };
 }
+
+/**
+ * A file name as it may appear in a sentence: control characters and line breaks (which could fake a new line of
+ * the message) become spaces, and a very long name is shortened. Escaping for Slack markup is the poster's job.
+ */
+export function displayFileName(name: string): string {
+  const flat = name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const short = flat.length > 120 ? `${flat.slice(0, 117)}…` : flat;
+  return short || 'an unnamed file';
+}

@@ -2,7 +2,7 @@
  * Where a character range of extracted text sits, in the words people use: "p. 3–5", "slides 2–4",
  * "Sheet 'Budget'", "§ Results". For activity lines ("F1 p. 3–5"), peek headers and outlines.
  */
-import type { ExtractedDocument, TextSegment } from './types';
+import type { ExtractedDocument, TextSegment } from '../core/thread-file';
 
 export function describeTextRange(document: Pick<ExtractedDocument, 'segments'>, start: number, stop: number): string | undefined {
   const touched = document.segments.filter((s) => s.start < Math.max(stop, start + 1) && s.end > start);

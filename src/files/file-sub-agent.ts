@@ -5,12 +5,12 @@
  * what each batch yielded (reduce). A file small enough is read whole. Every model call and search is reported
  * through `recordStep`, so the run's totals include what the reader cost.
  */
-import { createSlots, type Slots } from '../files/extract/slots';
-import { mapConcurrently } from '../files/map-concurrently';
-import { gatherPassages, openingPassages, wholeDocumentPassages, type Passage } from '../files/search/gather-passages';
-import { packPassages } from '../files/search/pack-passages';
-import { tokenCounterFor } from '../files/search/text-units';
-import type { ExtractedDocument, ThreadFile } from '../files/types';
+import { createSlots, type Slots } from './extract/slots';
+import { mapConcurrently } from '../core/map-concurrently';
+import { gatherPassages, openingPassages, wholeDocumentPassages, type Passage } from './search/gather-passages';
+import { packPassages } from './search/pack-passages';
+import { tokenCounterFor } from './search/text-units';
+import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
 import {
   answerPrompt,
@@ -19,9 +19,9 @@ import {
   notesPrompt,
   parseQueries,
   planPrompt,
-} from '../files/search/reader-prompts';
-import type { ChatMessage, ChatModel } from './chat-model';
-import type { RunStepRecord } from './run-records';
+} from './search/reader-prompts';
+import type { ChatMessage, ChatModel } from '../core/chat';
+import type { RunStepRecord } from '../core/run-step';
 
 export interface FileSubAgentLimits {
   /** A file up to this many tokens is read whole, in one call. */

@@ -2,7 +2,7 @@
  * What kind of file a ThreadFile is, from Slack's metadata alone (no bytes): enough to decide what to preload,
  * prefetch and show as an image. The extractor decides from the bytes when it reads them.
  */
-import type { ThreadFile } from './types';
+import type { ThreadFile } from './thread-file';
 
 type Kind = Pick<ThreadFile, 'mimeType' | 'fileType'>;
 

@@ -4,9 +4,9 @@
  * stubbed, the newest cut — context/trim-run-messages.ts), then the oldest thread history is left out, until the
  * request fits a target below what the endpoint said it accepts.
  */
-import type { ChatMessage, ModelError } from './chat-model';
-import { countMessageTokens, REPLY_PRIMING_TOKENS } from '../context/message-tokens';
-import { trimRunMessages } from '../context/trim-run-messages';
+import type { ChatMessage, ModelError } from '../core/chat';
+import { countMessageTokens, REPLY_PRIMING_TOKENS } from './message-tokens';
+import { trimRunMessages } from './trim-run-messages';
 
 export interface TrimRequestOptions {
   /** Where the current question sits: before it (after the system prompt) is history, after it the run's steps. */

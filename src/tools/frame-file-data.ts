@@ -3,7 +3,7 @@
  * instructions. A document that says "ignore previous instructions" is then something the model read, not
  * something it was told. Names and content cannot close the frame early: the tag is neutralised inside them.
  */
-import type { ThreadFile } from './types';
+import type { ThreadFile } from '../core/thread-file';
 
 export interface FileDataFrame {
   file: Pick<ThreadFile, 'id' | 'name'>;

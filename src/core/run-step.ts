@@ -1,6 +1,6 @@
 /**
- * What the loop reports about each step, for the run_steps table (through the `recordStep` callback: the agent core
- * never touches the database) and for live status in Slack (through `onEvent`).
+ * One recorded step of a run — a model call or a tool call, the run's own or its sub-agent's — as the loop reports it
+ * (through a callback: the agent never touches the database) and run_steps stores it.
  */
 export interface RunStepRecord {
   /** `subagent_*`: steps of a sub-agent (ask_file) working for this run, counted in its totals. */
@@ -17,18 +17,6 @@ export interface RunStepRecord {
   durationMs: number;
   error?: string;
 }
-
-export type AgentEvent =
-  | { type: 'thinking'; iteration: number }
-  /** One round of tool calls began: each call that runs, with its status line ("reading report.pdf…"). */
-  | { type: 'tools_started'; calls: Array<{ name: string; progress: string }> }
-  /** A model call failed and is tried again after `delayMs` (the endpoint's Retry-After, or backoff). */
-  | { type: 'model_retry'; attempt: number; delayMs: number; reason: string }
-  | { type: 'text_delta'; delta: string }
-  /** The text streamed so far was a preamble before tool calls; later text continues after a paragraph break. */
-  | { type: 'text_break' }
-  /** The text streamed by a failed model call is void (the call is being retried): the final answer replaces it. */
-  | { type: 'text_reset' };
 
 export interface RunTotals {
   inputTokens: number;

@@ -1,5 +1,5 @@
-import { ModelError } from '../agent/chat-model';
-import { FileReadError } from '../files/types';
+import { ModelError } from '../core/chat';
+import { FileReadError } from '../core/thread-file';
 
 /**
  * Any failure → one short sentence for the thread. Never a stack trace, never silence; always says whether trying

@@ -1,0 +1,73 @@
+/**
+ * The architecture as a rule (npm run lint:deps, run by CI). src/ is layered like DESIGN.md's data flow: a folder
+ * may import only folders in tiers below its own, never a sibling in its tier and never upwards. Everything that
+ * touches the outside world is constructed in the composition root (src/app/, src/main.ts).
+ */
+const tiers = [
+  ['app'], // composition root: builds the clients and wires the parts together
+  ['slack'], // edges: Slack in and out
+  ['runs'], // one run: read → prepare → agent → deliver
+  ['conversation'],
+  ['files'],
+  ['context'],
+  ['agent'],
+  ['tools'],
+  ['skills', 'store', 'config'], // underneath everything
+  ['logging', 'runtime'],
+  ['core'], // shared vocabulary: types, errors, tiny pure helpers
+];
+const folderTier = new Map(tiers.flatMap((folders, tier) => folders.map((folder) => [folder, tier])));
+const notBelow = (folder) => [...folderTier].filter(([other, tier]) => other !== folder && tier <= folderTier.get(folder)).map(([other]) => other);
+
+const layerRules = [...folderTier.keys()].map((folder) => ({
+  name: `layers-${folder}`,
+  comment: `src/${folder}/ may import only folders below it: ${[...folderTier].filter(([, t]) => t > folderTier.get(folder)).map(([f]) => f).join(', ') || 'none'}`,
+  severity: 'error',
+  from: { path: `^src/${folder}/` },
+  to: { path: `^src/(${notBelow(folder).join('|')})/|^src/main\\.ts$` },
+}));
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-circular',
+      comment: 'No import cycles between files (type imports included).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'pure-core',
+      comment: 'conversation/, context/ and agent/ are plain functions: no database, no network, no files, no processes.',
+      severity: 'error',
+      from: { path: '^src/(conversation|context|agent)/' },
+      to: {
+        path: '^src/(store|runtime|config)/|^(node:)?(fs|fs/promises|net|http|https|child_process|worker_threads|dgram|tls|cluster)$|node_modules/(openai|@slack|postgres|@electric-sql|drizzle-orm|piscina|@modelcontextprotocol)/',
+      },
+    },
+    {
+      name: 'clients-in-the-composition-root',
+      comment: 'Only the composition root imports the model SDK, Bolt and the database drivers.',
+      severity: 'error',
+      from: { pathNot: '^src/app/|^src/main\\.ts$' },
+      to: { path: 'node_modules/(openai|@slack/bolt|postgres|@electric-sql/pglite|drizzle-orm/(pglite|postgres-js))/' },
+    },
+    {
+      name: 'src-not-from-tests',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench)/' },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no JS API; swc parses the sources, type-only imports included.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.d\\.ts$' },
+    enhancedResolveOptions: { extensions: ['.ts', '.mjs', '.js'], conditionNames: ['import', 'require', 'node', 'default'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
