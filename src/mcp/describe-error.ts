@@ -38,12 +38,13 @@ const NETWORK_CODES: Record<string, string> = {
 export function describeError(error: unknown, hadSession = false): DescribedError {
   if (error instanceof StreamableHTTPError || error instanceof SseError) {
     const status = error.code;
+    const http = `HTTP ${status}${responseBody(error.message)}`;
     if (status === 404 && hadSession && error instanceof StreamableHTTPError) return { kind: 'session_expired', reason: 'session expired (HTTP 404)' };
-    if (status === 401) return { kind: 'unreachable', reason: 'credentials refused (HTTP 401); check the headers in mcp.json' };
-    if (status === 403) return { kind: 'unreachable', reason: 'access forbidden (HTTP 403); check the credentials in mcp.json' };
-    if (status === 404) return { kind: 'unreachable', reason: 'nothing at that address (HTTP 404); check the url in mcp.json' };
-    if (status !== undefined && status >= 500) return { kind: 'unreachable', reason: `server error (HTTP ${status})` };
-    if (status !== undefined && status > 0) return { kind: 'server_error', reason: `refused (HTTP ${status})` };
+    if (status === 401) return { kind: 'unreachable', reason: `credentials refused (${http}); check the headers in mcp.json` };
+    if (status === 403) return { kind: 'unreachable', reason: `access forbidden (${http}); check the credentials in mcp.json` };
+    if (status === 404) return { kind: 'unreachable', reason: `nothing at that address (${http}); check the url in mcp.json` };
+    if (status !== undefined && status >= 500) return { kind: 'unreachable', reason: `server error (${http})` };
+    if (status !== undefined && status > 0) return { kind: 'server_error', reason: `refused (${http})` };
     const network = networkReason(error);
     if (network) return { kind: 'unreachable', reason: network };
     return { kind: 'unreachable', reason: firstLine(error.message) };
@@ -65,6 +66,13 @@ export function describeError(error: unknown, hadSession = false): DescribedErro
   if (error instanceof Error && error.name === 'ZodError') return { kind: 'server_error', reason: 'the server answered with something that is not valid MCP' };
   if (error instanceof Error) return { kind: 'server_error', reason: firstLine(error.message) };
   return { kind: 'server_error', reason: firstLine(String(error)) };
+}
+
+/** The SDK puts the response body after "endpoint: "; a short, one-line piece of it often says what is wrong. */
+function responseBody(message: string): string {
+  const body = /endpoint: ([\s\S]*)$/.exec(message)?.[1]?.replace(/\s+/g, ' ').trim();
+  if (!body || body === 'null') return '';
+  return `: ${body.length > 160 ? `${body.slice(0, 159)}…` : body}`;
 }
 
 /** fetch() fails with "fetch failed" and the real reason in `cause` (an undici or system error). */

@@ -6,6 +6,7 @@
  * being written through to ours, where tokens a server prints would bypass the log redactor.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -122,7 +123,7 @@ export class ProcessGroupStdioTransport implements Transport {
     // Even when the server itself left, children it started may not have: the group is signalled either way.
     if (this.signalTree(child.pid, 'SIGTERM')) {
       await this.waitForTreeGone(child.pid, grace);
-      this.signalTree(child.pid, 'SIGKILL');
+      if (this.signalTree(child.pid, 'SIGKILL')) await this.waitForTreeGone(child.pid, grace);
     }
     await this.waitForExit(grace);
     this.buffer.clear();
@@ -173,17 +174,33 @@ export class ProcessGroupStdioTransport implements Transport {
   private async waitForTreeGone(pid: number, ms: number): Promise<void> {
     const deadline = Date.now() + ms;
     while (Date.now() < deadline) {
-      if (process.platform === 'win32' ? this.exit : !groupExists(pid)) return;
+      if (process.platform === 'win32' ? this.exit : !(await groupAlive(pid))) return;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
 }
 
-function groupExists(pid: number): boolean {
+/**
+ * Whether any process of the group still runs. On Linux /proc tells zombies apart — an orphan whose new parent
+ * never reaps it is dead for our purposes; elsewhere the group answering a null signal is the best there is.
+ */
+async function groupAlive(pgid: number): Promise<boolean> {
   try {
-    process.kill(-pid, 0);
-    return true;
+    process.kill(-pgid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+      // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses, so read after the last ")".
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z' && state !== 'X') return true;
+    }
+    return false;
+  } catch {
+    return true;
   }
 }

@@ -2,7 +2,8 @@
  * Serves an SDK-built MCP server on 127.0.0.1 over real HTTP: Streamable HTTP with sessions (the current protocol),
  * or the older HTTP+SSE protocol (`legacySse`) that clients still meet in the wild. Knobs for the failures a client
  * must survive: `expireSessions()` (the server forgets every session, so an old session id gets 404), `stop()` /
- * `restart()` (down and back on the same port), `requireHeaders` (401 without them). `requests` records what
+ * `restart()` (down and back on the same port), `requireHeaders` (401 without them, quoting the value presented).
+ * `requests` records what
  * arrived, headers included, so tests can check what the client sent.
  */
 import { randomUUID } from 'node:crypto';
@@ -53,7 +54,8 @@ export async function startMcpHttpHost(options: McpHttpHostOptions): Promise<Mcp
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers });
     for (const [name, value] of Object.entries(options.requireHeaders ?? {})) {
-      if (req.headers[name.toLowerCase()] !== value) return sendJson(res, 401, { error: 'unauthorized' });
+      // The refusal quotes what was presented, as careless servers do: tests prove it never reaches a log.
+      if (req.headers[name.toLowerCase()] !== value) return sendJson(res, 401, { error: 'unauthorized', presented: req.headers[name.toLowerCase()] ?? null });
     }
     if (options.legacySse) return handleLegacy(req, res, url);
     if (url.pathname !== path) return sendJson(res, 404, { error: 'not found' });
