@@ -14,8 +14,13 @@ import { sanitiseNamePart, SERVER_TOOL_SEPARATOR } from './tool-names';
 export interface McpHubOptions {
   logger: Logger;
   clock?: { now(): number };
-  /** Per attempt to connect (and to list tools). Default 30 s. */
+  /** Per attempt to connect (and to list tools). Default 30 s: `npx -y` may download the server first. */
   connectTimeoutMs?: number;
+  /**
+   * How long createMcpHub waits for the first attempts. A server still connecting then carries on in the
+   * background (state `connecting`) and its tools appear when it is ready. Default 10 s.
+   */
+  startWaitMs?: number;
   retry?: Partial<RetryPolicy>;
   /** Default cap on a result's text, in characters. Default 40,000. */
   maxResultChars?: number;
@@ -51,7 +56,10 @@ export const OPENAI_TOOL_LIMIT = 128;
 const DEFAULT_RETRY: RetryPolicy = { initialMs: 1_000, maxMs: 60_000, onDemandAfterMs: 5_000 };
 const MAX_REMEMBERED_CUTS = 1_000;
 
-/** Opens every server (in parallel) and resolves when each has connected or failed its first attempt. */
+/**
+ * Opens every server in parallel and resolves when each has connected or failed its first attempt — or after
+ * `startWaitMs`, so one slow server cannot hold up start-up.
+ */
 export async function createMcpHub(config: McpConfig, options: McpHubOptions): Promise<McpHub> {
   const redact = createRedactor(config.secrets);
   const logger = redactingLogger(options.logger, redact);
@@ -91,7 +99,12 @@ export async function createMcpHub(config: McpConfig, options: McpHubOptions): P
     loggedCuts.clear();
   };
 
-  await Promise.all(connections.map((connection) => connection.start()));
+  let startWait: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(connections.map((connection) => connection.start())),
+    new Promise((resolve) => (startWait = setTimeout(resolve, options.startWaitMs ?? 10_000))),
+  ]);
+  clearTimeout(startWait);
   rebuildIndex();
 
   const offered = (connection: ServerConnection) => connection.tools.filter((tool) => byName.get(tool.name)?.tool === tool);

@@ -14,8 +14,8 @@
  * Approval is the caller's job: `needsApproval` comes from mcp.json (`approval`, `autoApprove`) alone; a server's
  * `readOnlyHint`/`destructiveHint` are in `hints` for display only.
  */
-export { parseMcpConfig, DEFAULT_MCP_TIMEOUT_SECONDS, type McpConfig, type McpConfigResult, type McpServerConfig } from './mcp-config';
-export { loadMcpConfig, DEFAULT_MCP_CONFIG_FILE } from './load-mcp-config';
+export { parseMcpConfig, type McpConfig, type McpConfigResult, type McpServerConfig } from './mcp-config';
+export { loadMcpConfig } from './load-mcp-config';
 export { createMcpHub, OPENAI_TOOL_LIMIT, type McpHub, type McpHubOptions, type McpCallOptions, type McpHealth } from './hub';
 export type { McpTool, McpToolHints } from './catalogue';
 export type { McpToolResult, McpToolImage } from './convert-result';

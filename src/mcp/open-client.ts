@@ -25,6 +25,8 @@ export interface OpenClientOptions {
   clientInfo: { name: string; version: string };
   onStderrLine?: (line: string) => void;
   closeGraceMs?: number;
+  /** Gives up at once (the hub is closing): the half-open connection is closed, a started program ended. */
+  signal?: AbortSignal;
 }
 
 export class ConnectTimeoutError extends Error {
@@ -60,13 +62,17 @@ async function connect(transport: Transport, kind: TransportKind, options: OpenC
   // No client capabilities: servers get no sampling, roots or elicitation from threadwise.
   const client = new Client(options.clientInfo, { capabilities: {} });
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new ConnectTimeoutError(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)), options.timeoutMs);
+    onAbort = () => reject(new Error('closed while connecting'));
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
   });
   try {
     // The SDK's own timeout covers `initialize`; the race also covers starting the transport (an SSE stream that
     // never sends its endpoint, a program that never speaks).
-    await Promise.race([client.connect(transport, { timeout: options.timeoutMs }), timeout]);
+    await Promise.race([client.connect(transport, { timeout: options.timeoutMs }), stop]);
     return { client, transport, kind };
   } catch (error) {
     // A program that exited on its own says why on stderr; that beats "connection closed".
@@ -76,5 +82,6 @@ async function connect(transport: Transport, kind: TransportKind, options: OpenC
     throw exit ? new Error(`the program ${exit}`, { cause: error }) : error;
   } finally {
     clearTimeout(timer);
+    if (onAbort) options.signal?.removeEventListener('abort', onAbort);
   }
 }

@@ -79,6 +79,7 @@ export class ServerConnection {
   private outageSince?: number;
   private catalogue: McpTool[] = [];
   private readonly logger: Logger;
+  private readonly closing = new AbortController();
 
   constructor(
     readonly config: McpServerConfig,
@@ -148,6 +149,7 @@ export class ServerConnection {
     this.setState('closed');
     clearTimeout(this.retryTimer);
     this.generation++;
+    this.closing.abort();
     const opened = this.opened;
     this.opened = undefined;
     await this.connecting?.catch(() => false);
@@ -194,6 +196,7 @@ export class ServerConnection {
     const opened = await openClient(this.config, {
       timeoutMs: this.deps.connectTimeoutMs,
       clientInfo: this.deps.clientInfo,
+      signal: this.closing.signal,
       onStderrLine: (line) => this.logger.debug('MCP server stderr', { line: this.deps.redact(line) }),
       ...(this.deps.closeGraceMs === undefined ? {} : { closeGraceMs: this.deps.closeGraceMs }),
     });
@@ -202,19 +205,28 @@ export class ServerConnection {
       throw new Error('closed while connecting');
     }
     const { client } = opened;
-    client.onclose = () => {
-      if (generation === this.generation) this.lost(generation, this.exitReason(opened) ?? 'the connection closed');
-    };
     // Transport hiccups (a dropped optional SSE stream, a retried GET) are not outages; calls decide that.
     client.onerror = (error) => this.logger.debug('MCP transport error', { reason: this.deps.redact(firstLine(error.message)) });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       void this.refreshTools(client, generation);
     });
-    const listed = await listTools(client, this.deps.connectTimeoutMs);
+    const listed = await listTools(client, this.deps.connectTimeoutMs, this.closing.signal).catch(async (error: unknown) => {
+      const exit = this.exitReason(opened);
+      await closeOpened(opened, true);
+      throw exit ? new Error(exit, { cause: error }) : error;
+    });
     if (generation !== this.generation) {
       await closeOpened(opened, true);
       throw new Error('closed while connecting');
     }
+    const exitedMeanwhile = this.exitReason(opened);
+    if (exitedMeanwhile) {
+      await closeOpened(opened, true);
+      throw new Error(exitedMeanwhile);
+    }
+    client.onclose = () => {
+      if (generation === this.generation) this.lost(generation, this.exitReason(opened) ?? 'the connection closed');
+    };
     this.opened = opened;
     this.useTools(listed);
   }
@@ -283,7 +295,7 @@ export class ServerConnection {
 
   private async refreshTools(client: Client, generation: number): Promise<void> {
     try {
-      const listed = await listTools(client, this.deps.connectTimeoutMs);
+      const listed = await listTools(client, this.deps.connectTimeoutMs, this.closing.signal);
       if (generation !== this.generation) return;
       this.useTools(listed);
       this.logger.info(`MCP server "${this.config.name}" changed its tools (${this.catalogue.length} now)`);
@@ -326,12 +338,12 @@ export class ServerConnection {
   }
 }
 
-async function listTools(client: Client, timeoutMs: number): Promise<unknown[]> {
+async function listTools(client: Client, timeoutMs: number, signal: AbortSignal): Promise<unknown[]> {
   if (!client.getServerCapabilities()?.tools) return [];
   const tools: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const answer = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsPage, { timeout: timeoutMs });
+    const answer = await client.request({ method: 'tools/list', params: cursor ? { cursor } : {} }, ListToolsPage, { timeout: timeoutMs, signal });
     tools.push(...answer.tools);
     cursor = answer.nextCursor;
     if (!cursor) break;

@@ -10,7 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export interface StdioServerProcess {
   command: string;
@@ -101,7 +101,7 @@ export class ProcessGroupStdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     return new Promise((resolve, reject) => {
       const stdin = this.child?.stdin;
-      if (!stdin || this.closed || this.exit) return reject(new Error('the server process is not running'));
+      if (!stdin || this.closed || this.exit) return reject(new McpError(ErrorCode.ConnectionClosed, 'the server process is not running'));
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once('drain', resolve);
     });

@@ -3,6 +3,7 @@
  * sessions, the older SSE protocol, outages, expired sessions, timeouts, and credentials that never reach a log.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { createMcpHub, isMcpToolFailure, type McpHub, type McpToolFailure } from '../../src/mcp';
 import { startMcpHttpHost, type McpHttpHost } from '../fakes/mcp/http-host';
 import { buildMisbehavingServer, createMisbehavingState, MALFORMED_TOOLS } from '../fakes/mcp/misbehaving';
@@ -95,6 +96,28 @@ describe('MCP over HTTP', () => {
     expect(mcp.health().servers[0]!.state).toBe('ready');
   });
 
+  it('follows a server that changes its tools while connected', async () => {
+    const tracker = createTrackerState();
+    const servers: Array<ReturnType<typeof buildTrackerServer>> = [];
+    const server = await host({
+      createServer: () => {
+        const built = buildTrackerServer(tracker);
+        servers.push(built);
+        return built;
+      },
+    });
+    const { logger, messages } = memoryLogger();
+    const mcp = await hub({ servers: [serverEntry('tracker', httpTransport(server.url))], secrets: [] }, { logger });
+    // The client's notification stream (GET) must be open before the server can announce anything on it.
+    await vi.waitFor(() => expect(server.requests.some((r) => r.method === 'GET')).toBe(true), { timeout: 10_000 });
+
+    servers.at(-1)!.registerTool('close_issue', { description: 'Closes an issue.', inputSchema: { key: z.string() } }, async () => ({ content: [] }));
+
+    await vi.waitFor(() => expect(mcp.tools('C1').map((t) => t.name)).toContain('tracker__close_issue'), { timeout: 10_000 });
+    expect(messages('info')).toContain('MCP server "tracker" changed its tools (4 now)');
+    expect(mcp.health().servers[0]!.tools).toBe(4);
+  });
+
   it('keeps going when a server is down at start: one warning, retried in the background, its tools offered once it answers', async () => {
     const tracker = createTrackerState();
     const server = await host({ createServer: () => buildTrackerServer(tracker) });
@@ -160,7 +183,7 @@ describe('MCP over HTTP', () => {
     expect(timedOut.message).toBe(
       'slow__hang got no answer from the MCP server "slow" within 0.3 s and was cancelled; whether it took effect on the server is unknown. Do not repeat it blindly: answer with what you have and say the outcome is unknown.',
     );
-    await vi.waitFor(() => expect(state.cancelled).toBe(1));
+    await vi.waitFor(() => expect(state.cancelled).toBe(1), { timeout: 10_000 });
     expect(mcp.health().servers[0]!.state).toBe('ready');
     expect((await mcp.call('slow__fails', {})).isError).toBe(true);
   });
@@ -171,13 +194,13 @@ describe('MCP over HTTP', () => {
     const mcp = await hub({ servers: [serverEntry('slow', httpTransport(server.url))], secrets: [] }, { logger: memoryLogger().logger });
     const controller = new AbortController();
     const call = mcp.call('slow__hang', {}, { signal: controller.signal });
-    await vi.waitFor(() => expect(state.calls.some((c) => c.tool === 'hang')).toBe(true));
+    await vi.waitFor(() => expect(state.calls.some((c) => c.tool === 'hang')).toBe(true), { timeout: 10_000 });
     controller.abort(new Error('answer cancelled'));
 
     const cancelled = await failure(call);
     expect(cancelled.code).toBe('mcp_cancelled');
     expect(cancelled.message).toBe('slow__hang was stopped before it finished: the answer was cancelled or ran out of time.');
-    await vi.waitFor(() => expect(state.cancelled).toBe(1));
+    await vi.waitFor(() => expect(state.cancelled).toBe(1), { timeout: 10_000 });
     expect(await failure(mcp.call('slow__hang', {}, { signal: AbortSignal.abort() }))).toMatchObject({ code: 'mcp_cancelled' });
   });
 

@@ -106,6 +106,28 @@ describe('MCP over stdio', () => {
     expect(isGone(child)).toBe(true);
   });
 
+  it('does not hold up the start for a slow server: it joins when it is ready', async () => {
+    const { logger, messages } = memoryLogger();
+    const mcp = await hub([serverEntry('tracker', fakeStdioServer('tracker'))], { logger, startWaitMs: 50 });
+    expect(mcp.health().servers[0]!.state).toBe('connecting');
+    expect(mcp.tools('C1')).toEqual([]);
+
+    await vi.waitFor(() => expect(mcp.tools('C1')).toHaveLength(3), { timeout: 15_000 });
+    expect(mcp.health().servers[0]!.state).toBe('ready');
+    expect(messages('warn')).toEqual([]);
+  });
+
+  it('ends a program that is still starting when the hub closes', async () => {
+    const pidFile = file('pids.json');
+    const mcp = await hub([serverEntry('tracker', fakeStdioServer('tracker', { FAKE_MCP_PID_FILE: pidFile }))], { startWaitMs: 0 });
+    const { server, child } = await vi.waitFor(() => pids(pidFile), { timeout: 15_000 });
+
+    await mcp.close();
+
+    expect(isGone(server)).toBe(true);
+    expect(isGone(child)).toBe(true);
+  });
+
   it('notices a crash, fails calls with a sentence, starts the program again and logs the outage once', async () => {
     const pidFile = file('pids.json');
     const { logger, messages } = memoryLogger();
@@ -116,7 +138,7 @@ describe('MCP over stdio', () => {
     const first = await pids(pidFile);
 
     process.kill(first.server, 'SIGKILL');
-    await vi.waitFor(() => expect(mcp.health().servers[0]!.state).not.toBe('ready'));
+    await vi.waitFor(() => expect(mcp.health().servers[0]!.state).not.toBe('ready'), { timeout: 10_000 });
     const failed = await mcp.call('tracker__search_issues', { query: 'x' }).catch((e: unknown) => e);
     expect(isMcpToolFailure(failed) && failed.code).toBe('mcp_server_unavailable');
     expect(isMcpToolFailure(failed) && failed.message).toMatch(/^The MCP server "tracker" is not reachable right now \(the program was stopped by SIGKILL\), so tracker__search_issues did not run\./);
@@ -169,7 +191,7 @@ describe('MCP over stdio', () => {
       const refusal = await mcp.call('github__echo_credentials', {}).catch((e: unknown) => e);
       expect(isMcpToolFailure(refusal) && refusal.message).toContain('key [redacted] is not allowed here');
       // The server wrote the token to stderr at start; stderr lines are logged at debug level, redacted.
-      await vi.waitFor(() => expect(raw.some((line) => line.includes('starting with token [redacted]'))).toBe(true));
+      await vi.waitFor(() => expect(raw.some((line) => line.includes('starting with token [redacted]'))).toBe(true), { timeout: 10_000 });
       expect(raw.join('\n')).not.toContain(token);
     } finally {
       if (previous === undefined) delete process.env.OPENAI_API_KEY;
