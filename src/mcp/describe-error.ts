@@ -36,10 +36,13 @@ const NETWORK_CODES: Record<string, string> = {
 };
 
 export function describeError(error: unknown, hadSession = false): DescribedError {
-  if (error instanceof StreamableHTTPError || error instanceof SseError) {
-    const status = error.code;
-    const http = `HTTP ${status}${responseBody(error.message)}`;
-    if (status === 404 && hadSession && error instanceof StreamableHTTPError) return { kind: 'session_expired', reason: 'session expired (HTTP 404)' };
+  // The SSE transport reports a refused POST as a plain Error with the status in its message.
+  const ssePost = error instanceof Error ? /^Error POSTing to endpoint \(HTTP (\d+)\)/.exec(error.message) : null;
+  if (error instanceof StreamableHTTPError || error instanceof SseError || ssePost) {
+    const status = ssePost ? Number(ssePost[1]) : (error as StreamableHTTPError | SseError).code;
+    const message = (error as Error).message;
+    const http = `HTTP ${status}${responseBody(message)}`;
+    if (status === 404 && hadSession && !(error instanceof SseError)) return { kind: 'session_expired', reason: 'session expired (HTTP 404)' };
     if (status === 401) return { kind: 'unreachable', reason: `credentials refused (${http}); check the headers in mcp.json` };
     if (status === 403) return { kind: 'unreachable', reason: `access forbidden (${http}); check the credentials in mcp.json` };
     if (status === 404) return { kind: 'unreachable', reason: `nothing at that address (${http}); check the url in mcp.json` };
@@ -47,8 +50,10 @@ export function describeError(error: unknown, hadSession = false): DescribedErro
     if (status !== undefined && status > 0) return { kind: 'server_error', reason: `refused (${http})` };
     const network = networkReason(error);
     if (network) return { kind: 'unreachable', reason: network };
-    return { kind: 'unreachable', reason: firstLine(error.message) };
+    return { kind: 'unreachable', reason: firstLine(message) };
   }
+  // The SDK's Protocol and the SSE transport say this once their transport is gone.
+  if (error instanceof Error && error.message === 'Not connected') return { kind: 'unreachable', reason: 'not connected' };
   if (error instanceof McpError) {
     if (error.code === ErrorCode.RequestTimeout) return { kind: 'timeout', reason: 'no answer in time' };
     if (error.code === ErrorCode.ConnectionClosed) return { kind: 'unreachable', reason: 'the connection closed' };
@@ -70,7 +75,7 @@ export function describeError(error: unknown, hadSession = false): DescribedErro
 
 /** The SDK puts the response body after "endpoint: "; a short, one-line piece of it often says what is wrong. */
 function responseBody(message: string): string {
-  const body = /endpoint: ([\s\S]*)$/.exec(message)?.[1]?.replace(/\s+/g, ' ').trim();
+  const body = /endpoint(?: \(HTTP \d+\))?: ([\s\S]*)$/.exec(message)?.[1]?.replace(/\s+/g, ' ').trim();
   if (!body || body === 'null') return '';
   return `: ${body.length > 160 ? `${body.slice(0, 159)}…` : body}`;
 }

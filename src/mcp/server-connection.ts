@@ -113,14 +113,14 @@ export class ServerConnection {
   async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, timeoutMs: number): Promise<CallOutcome> {
     if (signal.aborted) return { ok: false, kind: 'cancelled', reason: 'cancelled before it started' };
     for (let renewedSession = false; ; renewedSession = true) {
-      const ready = await this.ensureReady(signal);
+      const ready = await this.ensureReady(AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]));
       if (!ready) {
         if (signal.aborted) return { ok: false, kind: 'cancelled', reason: 'cancelled while connecting' };
-        return { ok: false, kind: 'unavailable', reason: this.lastError?.reason ?? 'not connected' };
+        return { ok: false, kind: 'unavailable', reason: this.connecting ? 'still connecting' : (this.lastError?.reason ?? 'not connected') };
       }
       const { client, transport } = this.opened!;
       const generation = this.generation;
-      const hadSession = transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined;
+      const hadSession = (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) || this.opened!.kind === 'sse';
       try {
         const result = await client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CallToolAnswer, {
           signal,
@@ -205,8 +205,12 @@ export class ServerConnection {
       throw new Error('closed while connecting');
     }
     const { client } = opened;
-    // Transport hiccups (a dropped optional SSE stream, a retried GET) are not outages; calls decide that.
-    client.onerror = (error) => this.logger.debug('MCP transport error', { reason: this.deps.redact(firstLine(error.message)) });
+    client.onerror = (error) => {
+      this.logger.debug('MCP transport error', { reason: this.deps.redact(firstLine(error.message)) });
+      // Streamable HTTP: hiccups of the optional GET stream are not outages; calls decide that. The older SSE
+      // protocol cannot recover a session: its stream reconnects into a new, uninitialised one, so start afresh.
+      if (opened.kind === 'sse' && this.opened === opened) this.lost(generation, this.deps.redact(describeError(error).reason));
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       void this.refreshTools(client, generation);
     });

@@ -78,6 +78,22 @@ describe('MCP over HTTP', () => {
     expect(server.requests.some((r) => r.method === 'GET' && r.path === '/sse')).toBe(true);
   });
 
+  it('starts afresh when an older SSE server restarts (its protocol cannot recover a session)', async () => {
+    const tracker = createTrackerState();
+    const server = await host({ createServer: () => buildTrackerServer(tracker), legacySse: true });
+    const { logger, messages } = memoryLogger();
+    const mcp = await hub({ servers: [serverEntry('legacy', httpTransport(server.url))], secrets: [] }, { logger, retry: FAST_RETRY });
+
+    await server.stop();
+    await vi.waitFor(() => expect(mcp.health().servers[0]!.state).toBe('down'), { timeout: 10_000 });
+    await server.restart();
+    await vi.waitFor(() => expect(mcp.health().servers[0]).toMatchObject({ state: 'ready', transport: 'sse' }), { timeout: 10_000 });
+
+    expect((await mcp.call('legacy__search_issues', { query: 'login' })).text).toContain('PROJ-1');
+    expect(callsTo(tracker, 'search_issues')).toHaveLength(1);
+    expect(messages('warn')).toHaveLength(1);
+  });
+
   it('starts a new session when the server forgot the old one (404), and the call reaches the server once', async () => {
     const tracker = createTrackerState();
     const server = await host({ createServer: () => buildTrackerServer(tracker) });
