@@ -147,16 +147,16 @@ export async function createMcpHub(config: McpConfig, options: McpHubOptions): P
         });
       }
       const server = `the MCP server "${tool.server}"`;
-      const options = outcome.cause === undefined ? undefined : { cause: outcome.cause };
+      const cause = outcome.cause === undefined ? undefined : { cause: outcome.cause };
       switch (outcome.kind) {
         case 'unavailable':
-          throw new McpToolFailure('mcp_server_unavailable', `${capitalise(server)} is not reachable right now (${outcome.reason}), so ${name} did not run. Answer without it and say that this tool is unavailable at the moment.`, tool.server, tool.tool, options);
+          throw new McpToolFailure('mcp_server_unavailable', `${capitalise(server)} is not reachable right now (${outcome.reason}), so ${name} did not run. Answer without it and say that this tool is unavailable at the moment.`, tool.server, tool.tool, cause);
         case 'timeout':
-          throw new McpToolFailure('mcp_timeout', `${name} got no answer from ${server} within ${formatSeconds(connection.config.timeoutMs)} and was cancelled; whether it took effect on the server is unknown. Do not repeat it blindly: answer with what you have${tool.hints.readOnly ? ', or try once with a narrower request' : ' and say the outcome is unknown'}.`, tool.server, tool.tool, options);
+          throw new McpToolFailure('mcp_timeout', `${name} got no answer from ${server} within ${formatSeconds(connection.config.timeoutMs)} and was cancelled; whether it took effect on the server is unknown. Do not repeat it blindly: answer with what you have${tool.hints.readOnly ? ', or try once with a narrower request' : ' and say the outcome is unknown'}.`, tool.server, tool.tool, cause);
         case 'server_error':
-          throw new McpToolFailure('mcp_server_error', `${capitalise(server)} refused ${name}: ${outcome.reason}. Check the arguments against the tool's parameters and try again, or answer without it.`, tool.server, tool.tool, options);
+          throw new McpToolFailure('mcp_server_error', `${capitalise(server)} refused ${name}: ${outcome.reason}. Check the arguments against the tool's parameters and try again, or answer without it.`, tool.server, tool.tool, cause);
         case 'cancelled':
-          throw new McpToolFailure('mcp_cancelled', `${name} was stopped before it finished: the answer was cancelled or ran out of time.`, tool.server, tool.tool, options);
+          throw new McpToolFailure('mcp_cancelled', `${name} was stopped before it finished: the answer was cancelled or ran out of time.`, tool.server, tool.tool, cause);
       }
     },
 
