@@ -6,6 +6,8 @@ export default defineConfig({
     // PGlite instances and worker pools are heavy; two cores on CI.
     pool: 'forks',
     maxWorkers: 2,
+    // Lets a test collect garbage on purpose, to prove that what a run made is released (test/runs/answer-run-lifetime).
+    execArgv: ['--expose-gc'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { BenchFigure, BenchSuite } from './figures';
 import { loadConfig } from '../src/config';
-import { startThreadwise } from '../src/app';
+import { startThreadwise } from '../src/app/index';
 import { lowerHelperThreadsPriority } from '../src/runtime/thread-priority.mjs';
 import { createLogger } from '../src/logging/logger';
 import { createDocumentExtractor } from '../src/files/extract';

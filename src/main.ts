@@ -3,7 +3,7 @@
  * Every start-up problem is one line on stderr naming what to fix, and a non-zero exit — never a stack trace.
  */
 import { loadConfig } from './config';
-import { startThreadwise, StartupError } from './app';
+import { startThreadwise, StartupError } from './app/index';
 import { lowerHelperThreadsPriority } from './runtime/thread-priority.mjs';
 
 const loaded = loadConfig(process.env);

@@ -1,14 +1,19 @@
 import type { ToolCall } from '../core/chat';
+import { raceWithSignal } from '../core/abort';
 import type { ToolRegistry } from '../tools/registry';
 import type { Tool, ToolContext } from '../tools/tool';
 import { parseLenientJson, parseToolArguments } from '../tools/parse-arguments';
 import type { RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
+import { errorCode } from '../core/errors';
+import { toolFailureContent, toolFailureSummary, type ToolFailure, type ToolFailureKind } from '../core/tool-failure';
+import type { ApprovalDecision, AwaitingCall } from '../core/approval';
 
 export interface ToolCallOutcome {
   call: ToolCall;
   content: string;
-  error?: string;
+  /** Set when the call produced no result; `content` is then its sentence for the model. */
+  failure?: ToolFailure;
   /** The arguments as parsed; for a call refused before running, as close to what was written as could be parsed. */
   args?: unknown;
 }
@@ -29,6 +34,17 @@ export interface ExecuteToolCallsInput {
   now: () => number;
   onEvent: (event: AgentEvent) => void;
   recordStep: (step: RunStepRecord) => void;
+  /** Decisions on calls that needed approval, by call id; a call that needs one and has none is not run. */
+  decisions?: ReadonlyMap<string, ApprovalDecision>;
+  /** For the sentences about decisions. */
+  timeZone?: string;
+}
+
+export interface ToolRound {
+  /** Calls that ran or were refused, in the order the model asked. */
+  outcomes: ToolCallOutcome[];
+  /** Calls that wait for a person's decision: not run, no result yet. */
+  awaiting: AwaitingCall[];
 }
 
 /**
@@ -36,13 +52,15 @@ export interface ExecuteToolCallsInput {
  * failure or a timeout each become a result text the model can act on, in the order the model asked. The calls that
  * do run are announced together in one `tools_started` event (one status line for the round).
  */
-export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<ToolCallOutcome[]> {
+export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<ToolRound> {
   const prepared = input.calls.map((call) => prepare(call, input));
   const runnable = prepared.filter((p): p is Runnable => 'tool' in p);
   if (runnable.length > 0) {
     input.onEvent({ type: 'tools_started', calls: runnable.map((p) => ({ name: p.call.name, progress: p.progress })) });
   }
-  return Promise.all(prepared.map((p) => ('tool' in p ? run(p, input) : p.outcome)));
+  const awaiting = prepared.flatMap((p) => ('awaiting' in p ? [p.awaiting] : []));
+  const outcomes = await Promise.all(prepared.flatMap((p) => ('tool' in p ? [run(p, input)] : 'outcome' in p ? [p.outcome] : [])));
+  return { outcomes, awaiting };
 }
 
 interface Runnable {
@@ -55,52 +73,64 @@ interface Runnable {
   timeoutMs: number;
   context: ToolContext;
   started: number;
+  /** For an approved call: claims its one execution first. */
+  claim?: () => Promise<boolean>;
 }
 
 /** Validates one call and counts it against the repeated-call guard; a refusal is already its outcome. */
-function prepare(call: ToolCall, input: ExecuteToolCallsInput): Runnable | { outcome: Promise<ToolCallOutcome> } {
+function prepare(call: ToolCall, input: ExecuteToolCallsInput): Runnable | { outcome: Promise<ToolCallOutcome> } | { awaiting: AwaitingCall } {
   const started = input.now();
-  const refuse = (error: string, args: unknown, content = `Error: ${error}`) => ({
-    outcome: Promise.resolve(record(input, { call, content, error, args }, args, started)),
+  const refuse = (kind: ToolFailureKind, sentence: string, args: unknown, summary?: string) => ({
+    outcome: Promise.resolve(record(input, failed(call, args, { kind, sentence, summary }), args, started)),
   });
   const tool = input.registry.get(call.name);
   if (!tool) {
-    return refuse(`there is no tool named "${call.name}". Available tools: ${input.registry.names().join(', ')}.`, argumentsForRecord(call.arguments));
+    return refuse('unknown_tool', `there is no tool named "${call.name}". Available tools: ${input.registry.names().join(', ')}.`, argumentsForRecord(call.arguments));
   }
   const parsed = parseToolArguments(call.arguments, tool.parameters);
-  if (!parsed.ok) return refuse(parsed.problem, argumentsForRecord(call.arguments));
+  if (!parsed.ok) return refuse('invalid_arguments', parsed.problem, argumentsForRecord(call.arguments));
 
   const key = `${call.name}:${canonicalJson(parsed.value)}`;
   const seen = (input.seenCalls.get(key) ?? 0) + 1;
   input.seenCalls.set(key, seen);
   if (seen >= input.maxIdenticalCalls) {
     const told = `${call.name} was already called ${seen - 1} times with exactly these arguments in this answer, so it was not run again. Use the earlier result, change the arguments, or answer with what you have.`;
-    return refuse('repeated call refused', parsed.value, `Error: ${told}`);
+    return refuse('repeated_call', told, parsed.value, 'repeated call refused');
   }
+
+  const prompt = tool.approval?.(parsed.value);
+  const decision = prompt ? input.decisions?.get(call.id) : undefined;
+  if (prompt && !decision) return { awaiting: { callId: call.id, prompt } };
+  if (decision && decision.status !== 'approved') return refuse('not_approved', notApprovedSentence(call.name, decision, input.timeZone), parsed.value);
 
   const timeoutMs = Math.max(1, Math.min(input.timeoutMs, input.deadline === undefined ? Infinity : input.deadline - started));
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([input.runSignal, timeout]);
   const context = input.contextFor(signal);
   const progress = safeProgress(() => tool.describeProgress(parsed.value, context), call.name);
-  return { call, tool, args: parsed.value, progress, signal, timeout, timeoutMs, context, started };
+  return { call, tool, args: parsed.value, progress, signal, timeout, timeoutMs, context, started, claim: decision?.claim };
 }
 
 async function run(p: Runnable, input: ExecuteToolCallsInput): Promise<ToolCallOutcome> {
+  if (p.claim && !(await p.claim())) {
+    const sentence = `${p.call.name} was approved and started, but I was restarted while it ran, so whether it took effect is unknown. It was not run again: tell the user to check before trying again.`;
+    return record(input, failed(p.call, p.args, { kind: 'not_approved', sentence }), p.args, p.started);
+  }
   try {
     const content = await raceWithSignal(p.tool.execute(p.args, p.context), p.signal);
     return record(input, { call: p.call, content, args: p.args }, p.args, p.started);
   } catch (error) {
-    const reason = input.runSignal.aborted
-      ? 'stopped: the answer was cancelled'
+    const failure = input.runSignal.aborted
+      ? { kind: 'cancelled' as const, sentence: 'stopped: the answer was cancelled' }
       : p.timeout.aborted && p.timeoutMs < input.timeoutMs
-        ? `stopped after ${formatSeconds(p.timeoutMs)}: the answer's time limit was reached`
+        ? { kind: 'run_time_limit' as const, sentence: `stopped after ${formatSeconds(p.timeoutMs)}: the answer's time limit was reached` }
         : p.timeout.aborted
-          ? `timed out after ${formatSeconds(p.timeoutMs)}; try a smaller request (e.g. peek_file or search_file instead of load_file)`
-          : error instanceof Error
-            ? error.message
-            : String(error);
-    return record(input, { call: p.call, content: `Error: ${reason}`, error: reason, args: p.args }, p.args, p.started);
+          ? {
+              kind: 'timed_out' as const,
+              sentence: `timed out after ${formatSeconds(p.timeoutMs)}; try a smaller request (e.g. peek_file or search_file instead of load_file)`,
+            }
+          : { kind: 'failed' as const, code: errorCode(error), sentence: error instanceof Error ? error.message : String(error) };
+    return record(input, failed(p.call, p.args, failure), p.args, p.started);
   }
 }
 
@@ -112,34 +142,20 @@ function record(input: ExecuteToolCallsInput, outcome: ToolCallOutcome, args: un
     arguments: args,
     resultChars: outcome.content.length,
     durationMs: input.now() - started,
-    error: outcome.error,
+    error: outcome.failure && toolFailureSummary(outcome.failure),
   });
   return outcome;
+}
+
+function failed(call: ToolCall, args: unknown, failure: Pick<ToolFailure, 'kind' | 'sentence' | 'code' | 'summary'>): ToolCallOutcome {
+  const typed: ToolFailure = { tool: call.name, callId: call.id, input: args, ...failure };
+  return { call, content: toolFailureContent(typed), failure: typed, args };
 }
 
 /** Arguments that failed validation, as close to what the model meant as can be stored: parsed if JSON, else the text. */
 function argumentsForRecord(raw: string): unknown {
   const parsed = parseLenientJson(raw);
   return parsed === undefined ? raw : parsed;
-}
-
-/** A tool that ignores its signal must still not hold up the loop past its timeout. */
-function raceWithSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 function safeProgress(describe: () => string, name: string): string {
@@ -164,4 +180,13 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
+}
+
+/** What the model is told about a call a person did not let run. */
+function notApprovedSentence(tool: string, decision: Exclude<ApprovalDecision, { status: 'approved' }>, timeZone = 'UTC'): string {
+  const time = decision.at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' });
+  if (decision.status === 'denied') {
+    return `${decision.by} denied this call to ${tool} at ${time}, so it was not run. Answer without it: say what you would have done, and do not ask for the same call again unless they ask you to.`;
+  }
+  return `Nobody approved this call to ${tool} within ${decision.afterMinutes} minutes, so it was not run. Tell the user it expired and what it would have done; they can ask again.`;
 }

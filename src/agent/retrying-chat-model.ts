@@ -4,6 +4,7 @@
  * (ModelError 'rate_limited' and 'unavailable'); a wait that would end past the request's `retryDeadline`, or a
  * Retry-After longer than `maxRetryAfterMs`, gives up at once — the user is better served by a clear sentence now.
  */
+import { sleep as sleepUnlessAborted } from '../core/abort';
 import { isRetryableModelError, type ChatModel, type ChatRequest } from '../core/chat';
 
 export interface RetryPolicy {
@@ -59,19 +60,4 @@ export function createRetryingChatModel<M extends ChatModel>(inner: M, options: 
     }
   };
   return { ...inner, complete };
-}
-
-export function sleepUnlessAborted(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -6,7 +6,7 @@
 import type { ChatMessage } from '../core/chat';
 import type { ThreadFile } from '../core/thread-file';
 import { renderFilesBlock } from './files-block';
-import { formatCount } from './format-numbers';
+import { formatCount } from '../core/format';
 import { countRequestTokens } from './message-tokens';
 import type { ContextBudget } from './types';
 

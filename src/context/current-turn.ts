@@ -10,7 +10,7 @@ import { renderSpokenLine } from './history';
 import { MESSAGE_OVERHEAD_TOKENS } from './message-tokens';
 import { countImagePartTokens } from './image-tokens';
 import { takeTokens } from './token-prefix';
-import { formatCount } from './format-numbers';
+import { formatCount } from '../core/format';
 import { countTokens } from './tokenizer';
 
 export interface CurrentTurnMessage {

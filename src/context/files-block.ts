@@ -6,7 +6,7 @@
 import type { TurnFileRef } from '../core/conversation';
 import type { ThreadFile } from '../core/thread-file';
 import { escapeInline, escapeXmlText } from './escape';
-import { formatApproxTokens, formatBytes, formatCount } from './format-numbers';
+import { formatApproxTokens, formatBytes, formatCount } from '../core/format';
 
 export interface FilesBlockOptions {
   /** Text to embed per file id, already cut to fit (see selectPreloads). */

@@ -5,7 +5,7 @@
  */
 import { countTokens, isWithinTokens } from './tokenizer';
 import { takeTokens } from './token-prefix';
-import { formatCount } from './format-numbers';
+import { formatCount } from '../core/format';
 
 export interface CutPosition {
   /** Characters kept, from the start. The rest starts at this offset. */

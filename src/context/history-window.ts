@@ -7,7 +7,7 @@
 import type { ChatMessage } from '../core/chat';
 import type { HistorySummary } from './types';
 import { countMessageTokens } from './message-tokens';
-import { formatCount } from './format-numbers';
+import { formatCount } from '../core/format';
 import { escapeXmlText } from './escape';
 
 const CUT_STEP = 10;

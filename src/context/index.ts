@@ -9,6 +9,8 @@ export { countRequestTokens } from './message-tokens';
 export { fitToolResult, peekFileHint, type ContinuationHint, type CutPosition } from './fit-tool-result';
 export { trimRunMessages, type TrimOptions, type TrimResult } from './trim-run-messages';
 export { buildBudgetReport, type BudgetReportInput } from './budget-report';
+export { runBudget, toolResultLimit, retryTokenLimit } from './run-budget';
+export { trimRequestForRetry } from './trim-request-for-retry';
 export { countImageTokens } from './image-tokens';
 export { renderFilesBlock, type FilesBlockOptions } from './files-block';
 export { renderSystemPrompt } from './system-prompt';

@@ -7,7 +7,7 @@
 import type { ChatMessage, ToolCall } from '../core/chat';
 import { isBudgetReport } from './budget-report';
 import { fitToolResult } from './fit-tool-result';
-import { formatCount } from './format-numbers';
+import { formatCount } from '../core/format';
 import { countMessageTokens } from './message-tokens';
 import { groupRunUnits } from './run-steps';
 

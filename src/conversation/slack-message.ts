@@ -1,3 +1,5 @@
+import type { SlackFileObject } from '../files/slack-file';
+
 /** The parts of a Slack message object (conversations.replies) that threadwise reads. */
 export interface SlackMessage {
   ts: string;
@@ -14,22 +16,6 @@ export interface SlackMessage {
   metadata?: { event_type: string; event_payload?: Record<string, unknown> };
 }
 
-export interface SlackFileObject {
-  id: string;
-  name?: string;
-  title?: string;
-  mimetype?: string;
-  filetype?: string;
-  size?: number;
-  mode?: string;
-  is_external?: boolean;
-  external_type?: string;
-  url_private?: string;
-  url_private_download?: string;
-  original_w?: number;
-  original_h?: number;
-  [thumb: `thumb_${string}`]: string | number | undefined;
-}
 
 /**
  * Metadata event types the bot puts on its own messages, so a rebuilt thread knows what they were:

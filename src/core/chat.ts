@@ -2,6 +2,7 @@
  * The seam to the model. The agent loop only knows this interface; agent/openai-chat-model.ts is the one binding
  * to the `openai` SDK, and tests drive the loop through the real binding against a fake server, or a scripted model.
  */
+import { ThreadwiseError } from './errors';
 
 export interface ToolCall {
   id: string;
@@ -90,7 +91,7 @@ export interface ModelErrorDetails {
   contextLimit?: { maxTokens: number; requestedTokens?: number };
 }
 
-export class ModelError extends Error {
+export class ModelError extends ThreadwiseError<ModelErrorKind> {
   override readonly name = 'ModelError';
   readonly status?: number;
   readonly retryAfterMs?: number;
@@ -100,7 +101,7 @@ export class ModelError extends Error {
     message: string,
     details: ModelErrorDetails = {},
   ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    super(kind, message, { cause: details.cause });
     this.status = details.status;
     this.retryAfterMs = details.retryAfterMs;
     this.contextLimit = details.contextLimit;

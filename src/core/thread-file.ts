@@ -2,6 +2,7 @@
  * What the rest of the app knows about a file. The registry (files/registry.ts) hands these out; the context
  * builder lists them; the tools open them by `id`.
  */
+import { ThreadwiseError } from './errors';
 
 /** Why a file could not be read. Each code maps to one plain sentence for the thread (see describeFileError). */
 export type FileErrorCode =
@@ -17,15 +18,32 @@ export type FileErrorCode =
   | 'deleted' // the file is gone (tombstone)
   | 'external'; // a link to Google Drive, Dropbox…: not stored in Slack
 
-export class FileReadError extends Error {
+export class FileReadError extends ThreadwiseError<FileErrorCode> {
   override readonly name = 'FileReadError';
   constructor(
-    readonly code: FileErrorCode,
+    code: FileErrorCode,
     /** One human sentence naming the file and the reason, fit to post in the thread as it is. */
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
+  }
+}
+
+/** Thrown for a file id the thread does not hold; the sentence lists the ids that exist. */
+export class UnknownFileError extends ThreadwiseError<'unknown_file'> {
+  override readonly name = 'UnknownFileError';
+  constructor(
+    readonly fileId: string,
+    readonly availableIds: string[],
+  ) {
+    super(
+      'unknown_file',
+      availableIds.length
+        ? `There is no file "${fileId}" in this thread. The files here are: ${availableIds.join(', ')}.`
+        : `There is no file "${fileId}" in this thread; the thread has no files.`,
+      { context: { fileId } },
+    );
   }
 }
 

@@ -7,7 +7,8 @@
 import { displayFileName } from '../core/thread-file';
 import { fileReadError } from './describe-file-error';
 import { FileDownloadError } from './file-download-error';
-import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, sleep, type RetryPolicy } from './download-retry';
+import { sleep } from '../core/abort';
+import { DEFAULT_RETRY_POLICY, isRetryableStatus, retryDelay, type RetryPolicy } from './download-retry';
 import { BodyTooLargeError, looksLikeHtmlPage, readCappedBody, type CappedBody } from './read-capped-body';
 import { isSlackFileHost } from './slack-hosts';
 import { FileReadError, type ThreadFile } from '../core/thread-file';

@@ -7,7 +7,7 @@
  * document "unavailable:<code>" that holds only the error, so the files list can show it after a restart.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
 import type { ExtractedDocument, FileErrorCode, OutlineEntry, TextSegment, ThreadFile } from '../core/thread-file';
 

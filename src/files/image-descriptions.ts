@@ -1,6 +1,6 @@
 import { inArray } from 'drizzle-orm';
 import type { ChatModel } from '../core/chat';
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { imageDescriptions } from '../store/schema';
 
 const DESCRIBE_PROMPT =

@@ -4,8 +4,9 @@
  * are cached too; errors of the moment (timeouts, Slack being down) are not, so the next question tries again.
  * Concurrent reads of one file in this process share one piece of work.
  */
+import { raceWithSignal } from '../core/abort';
 import type { Logger } from '../logging/logger';
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { displayFileName } from '../core/thread-file';
 import { describeFileError } from './describe-file-error';
 import { downloadSlackFile } from './download';
@@ -68,7 +69,7 @@ export function createDocumentReader(options: DocumentReaderOptions): ReadDocume
       work = readUncached(options, file, slackFileId).finally(() => shared.delete(slackFileId));
       shared.set(slackFileId, work);
     }
-    return signal ? raceAbort(work, signal) : work;
+    return signal ? raceWithSignal(work, signal) : work;
   };
 }
 
@@ -127,13 +128,4 @@ function fromCache(cached: CachedRead, file: ThreadFile) {
   // The stored sentence may name the file as first shared; under another name, say it again with this one.
   const message = cached.message.includes(displayFileName(file.name)) ? cached.message : describeFileError(file, cached.code);
   throw new FileReadError(cached.code, message);
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

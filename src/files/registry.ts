@@ -7,7 +7,7 @@
  * NOTHING and reads back: whichever insert won, every file ends up with exactly one id, and no id is reused.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
 import { describeFileError } from './describe-file-error';
 import { markSlackFileUnavailable } from './file-store';

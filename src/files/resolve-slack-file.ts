@@ -2,7 +2,7 @@
  * The Slack object behind a registered file, ready to download: from the messages in hand, or from files.info.
  * A file Slack reports deleted or external is remembered as such and refused with its sentence.
  */
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { fileReadError } from './describe-file-error';
 import { markSlackFileUnavailable } from './file-store';
 import { externalServiceName, unreadableReason, type SlackFileObject } from './slack-file';

@@ -5,7 +5,7 @@
  */
 import type { Searcher } from './search/create-searcher';
 import type { SearchHit, ThreadFileAccess } from '../tools/tool';
-import { UnknownFileError } from '../tools/tool';
+import { UnknownFileError } from '../core/thread-file';
 import { displayFileName } from '../core/thread-file';
 import { isImageFile } from '../core/file-kinds';
 import { findCachedRead, isLastingError } from './file-store';

@@ -1,5 +1,5 @@
 import { and, count, gt, inArray, sql } from 'drizzle-orm';
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { runs } from '../store/schema';
 import type { Trigger } from './trigger';
 

@@ -1,4 +1,4 @@
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { claimEvents, claimMessages } from '../store/event-store';
 import { readThreadFacts, threadKeyOf, upsertThreads, type ThreadFacts } from '../store/thread-store';
 import { enqueueRun, insertWaitingRuns, type RunRow } from '../store/run-store';

@@ -1,4 +1,4 @@
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { threadKeyOf } from '../store/thread-store';
 import type { Logger } from '../logging/logger';
 import type { Trigger } from './trigger';

@@ -1,16 +1,26 @@
-import { buildModelMessages, type BuiltContext, type ContextBudget, type CurrentImage } from '../context';
-import { buildThreadConversation, userIdsToResolve, type ConversationTurn, type SlackMessage } from '../conversation';
-import type { ThreadFileAccess } from '../tools/tool';
-import { listThreadRuns, type RunRow } from '../store/run-store';
+import { buildModelMessages, runBudget, type BuiltContext, type ContextBudget, type CurrentImage } from '../context';
+import { buildThreadConversation, userIdsToResolve, type BotIdentity, type SlackMessage } from '../conversation';
+import type { ConversationTurn } from '../core/conversation';
+import type { SkillSummary } from '../skills/types';
+import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
-import type { AnswerRunDependencies } from './answer-run';
 import { arrangeRunTurns } from './arrange-run-turns';
+import type { RunFiles, RunLedger, ThreadFiles, ThreadSource } from './seams';
 
-/** Tokens kept free for the answer itself. */
-const RESERVE_FOR_ANSWER = 4_000;
+export interface PrepareTurnDependencies {
+  bot: BotIdentity;
+  threads: Pick<ThreadSource, 'names' | 'channel'>;
+  files: ThreadFiles;
+  ledger: Pick<RunLedger, 'earlierRuns'>;
+  skills: () => SkillSummary[];
+  model: string;
+  contextWindow: number;
+  timeZone: string;
+  now: () => number;
+}
 
 export interface PreparedTurn {
-  access: ThreadFileAccess;
+  files: RunFiles;
   built: BuiltContext;
   budget: ContextBudget;
   /** Images attached to the current turn (described after the answer). */
@@ -18,19 +28,20 @@ export interface PreparedTurn {
 }
 
 /**
- * The thread as read from Slack → the first model request of this run: names resolved, files registered, this
- * run's question last (newer questions are the next run's), preloads and screenshots attached.
+ * The thread as read → the first model request of this run: names resolved, files registered, this run's question
+ * last (newer questions are the next run's), preloads and screenshots attached.
  */
 export async function prepareTurn(
-  deps: AnswerRunDependencies,
+  deps: PrepareTurnDependencies,
   thread: ThreadRow,
   run: RunRow,
   messages: SlackMessage[],
 ): Promise<PreparedTurn | { nothing: string }> {
-  const names = await deps.names(userIdsToResolve(messages, deps.bot));
-  const files = await deps.files.register(thread.id, messages, names);
-  const fileIdBySlackId = new Map(files.filter((f) => f.slackFileId).map((f) => [f.slackFileId!, f.id]));
-  const earlierRuns = await listThreadRuns(deps.db, thread.id);
+  const names = await deps.threads.names(userIdsToResolve(messages, deps.bot));
+  const files = await deps.files.open(thread.id, messages, names);
+  const listed = files.access.list();
+  const fileIdBySlackId = new Map(listed.filter((f) => f.slackFileId).map((f) => [f.slackFileId!, f.id]));
+  const earlierRuns = await deps.ledger.earlierRuns(thread.id);
   const activityByAnswerTs = new Map(earlierRuns.filter((r) => r.activity && r.answerTs[0]).map((r) => [r.answerTs[0]!, r.activity!]));
   const conversation = buildThreadConversation({
     channelId: thread.channelId,
@@ -47,28 +58,27 @@ export async function prepareTurn(
   if (lastUser < 0) return { nothing: 'the thread has no question' };
   conversation.turns = arranged.slice(0, lastUser + 1);
 
-  const access = deps.files.access(thread.id, files);
   const [preloads, channel, shown] = await Promise.all([
-    deps.files.preloads(access, files),
-    deps.channel(thread.channelId),
-    deps.files.currentImages?.(access, currentTurnFileIds(conversation.turns)) ?? { images: [], notes: [] },
+    files.preloads(),
+    deps.threads.channel(thread.channelId),
+    files.images(currentTurnFileIds(conversation.turns)),
   ]);
-  const budget = { contextWindow: deps.settings.contextWindow, reserveForAnswer: RESERVE_FOR_ANSWER };
+  const budget = runBudget(deps.contextWindow);
   const built = buildModelMessages({
     botName: deps.bot.name,
     conversation,
-    files,
+    files: listed,
     preloads,
-    skills: deps.skills.list(),
+    skills: deps.skills(),
     now: new Date(deps.now()),
-    timeZone: deps.settings.timeZone,
+    timeZone: deps.timeZone,
     channel,
     currentImages: shown.images,
     imageNotes: shown.notes,
     budget,
-    model: deps.model.name,
+    model: deps.model,
   });
-  return { access, built, budget, shown };
+  return { files, built, budget, shown };
 }
 
 /** Files on the current question and on every message since the bot last answered. */

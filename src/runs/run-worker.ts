@@ -1,6 +1,7 @@
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { claimNextRun, finishRun, releaseLease, renewLease, type RunOutcome, type RunRow } from '../store/run-store';
 import type { Logger } from '../logging/logger';
+import { RunInterrupted } from './run-interrupted';
 
 export interface RunWorkerOptions {
   db: Database;
@@ -174,12 +175,4 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     },
     active: () => running.size,
   };
-}
-
-/** Why a run's signal was aborted from outside the run. */
-export class RunInterrupted extends Error {
-  override readonly name = 'RunInterrupted';
-  constructor(readonly kind: 'cancelled' | 'lease_lost' | 'shutdown') {
-    super(kind === 'cancelled' ? 'The answer was cancelled.' : `The run was interrupted (${kind}).`);
-  }
 }

@@ -1,9 +1,9 @@
-import type { App } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { BotIdentity } from '../conversation';
 import { QUESTION_EVENT } from '../conversation';
 import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
-import type { Database } from '../store/db';
+import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
@@ -26,7 +26,25 @@ const CANCEL_REACTIONS = new Set(['x', 'octagonal_sign', 'no_entry', 'stop_sign'
 export const ASK_USAGE =
   'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…). You can also @mention me in any thread.';
 
-export function registerListeners(app: App, deps: ListenerDependencies): void {
+/**
+ * The part of Bolt's App the listeners register on, by shape: only the composition root imports Bolt, and hands
+ * its App in here. Payloads arrive as Slack sent them and are read defensively.
+ */
+export interface SlackListenerHost {
+  event(name: string, listener: (args: { event: any; body: any }) => Promise<void>): unknown;
+  command(
+    name: string,
+    listener: (args: {
+      command: { text: string; channel_id: string; user_id: string; team_id: string };
+      ack(): Promise<void>;
+      respond(message: { response_type: 'ephemeral' | 'in_channel'; text: string }): Promise<unknown>;
+      client: WebClient;
+    }) => Promise<void>,
+  ): unknown;
+  action(actionId: string, listener: (args: { ack(): Promise<void>; action: unknown; body: any; client: WebClient }) => Promise<void>): unknown;
+}
+
+export function registerListeners(app: SlackListenerHost, deps: ListenerDependencies): void {
   const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
     const trigger = decideTrigger(event as IncomingMessage, deps.bot, deps.replyWithoutMention);
     if (!trigger) return;

@@ -1,3 +1,4 @@
+import type { KnownBlock } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger';
 import { STATUS_EVENT } from '../conversation';
@@ -56,16 +57,22 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
   let latest: { status: string; loadingMessages?: string[] } | undefined;
   let refresh: NodeJS.Timeout | undefined;
 
-  const statusBlocks = (status: string) => [
+  const statusBlocks = (status: string): KnownBlock[] => [
     { type: 'context', elements: [{ type: 'mrkdwn', text: `_${status}_` }] },
     ...(options.runId === undefined
       ? []
       : [
           {
-            type: 'actions',
+            type: 'actions' as const,
             block_id: `cancel_${options.runId}`,
             elements: [
-              { type: 'button', action_id: CANCEL_ACTION_ID, text: { type: 'plain_text', text: 'Stop' }, value: String(options.runId), style: 'danger' },
+              {
+                type: 'button' as const,
+                action_id: CANCEL_ACTION_ID,
+                text: { type: 'plain_text' as const, text: 'Stop' },
+                value: String(options.runId),
+                style: 'danger' as const,
+              },
             ],
           },
         ]),
@@ -90,14 +97,14 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
     lastEdit = Date.now();
     const text = `_${status}_`;
     if (statusMessageTs) {
-      await client.chat.update({ channel: target.channel, ts: statusMessageTs, text, blocks: statusBlocks(status) as never });
+      await client.chat.update({ channel: target.channel, ts: statusMessageTs, text, blocks: statusBlocks(status) });
       return;
     }
     const posted = await client.chat.postMessage({
       channel: target.channel,
       thread_ts: target.threadTs,
       text,
-      blocks: statusBlocks(status) as never,
+      blocks: statusBlocks(status),
       metadata: { event_type: STATUS_EVENT, event_payload: options.runId === undefined ? {} : { run_id: options.runId } },
     });
     statusMessageTs = posted.ts;

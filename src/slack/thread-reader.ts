@@ -1,8 +1,18 @@
+/**
+ * The thread as Slack has it: its messages (every page of conversations.replies), the names of the people in it and
+ * the channel it is in. A run reads its thread through this (runs/seams.ts, ThreadSource).
+ */
 import type { WebClient } from '@slack/web-api';
+import type { ChannelInfo } from '../context';
 import type { SlackMessage } from '../conversation';
+import type { ThreadSource } from '../runs/seams';
+import { createBoundedCache } from '../core/bounded-cache';
+
+/** Names and channel purposes are asked again after this: a renamed person shows up renamed within the hour. */
+const CACHE_TTL_MS = 60 * 60_000;
 
 /** Every message of a thread, all pages (conversations.replies returns at most `limit` per call). */
-export async function readThreadMessages(client: WebClient, channel: string, threadTs: string): Promise<SlackMessage[]> {
+async function readThreadMessages(client: WebClient, channel: string, threadTs: string): Promise<SlackMessage[]> {
   const messages: SlackMessage[] = [];
   let cursor: string | undefined;
   do {
@@ -13,9 +23,9 @@ export async function readThreadMessages(client: WebClient, channel: string, thr
   return messages;
 }
 
-/** Display names by user id, cached for the life of the process (names change rarely; a restart refreshes). */
-export function createNameResolver(client: WebClient): (userIds: string[]) => Promise<Map<string, string>> {
-  const cache = new Map<string, Promise<string | undefined>>();
+/** Display names by user id, cached (names change rarely): bounded, and refreshed after a while. */
+function createNameResolver(client: WebClient, now: () => number): (userIds: string[]) => Promise<Map<string, string>> {
+  const cache = createBoundedCache<string, Promise<string | undefined>>({ maxEntries: 20_000, ttlMs: CACHE_TTL_MS, now });
   const lookup = (id: string) => {
     let pending = cache.get(id);
     if (!pending) {
@@ -45,14 +55,9 @@ export function createNameResolver(client: WebClient): (userIds: string[]) => Pr
   };
 }
 
-export interface ChannelDetails {
-  name?: string;
-  purpose?: string;
-  isDirectMessage: boolean;
-}
 
-export function createChannelResolver(client: WebClient): (channel: string) => Promise<ChannelDetails> {
-  const cache = new Map<string, Promise<ChannelDetails>>();
+function createChannelResolver(client: WebClient, now: () => number): (channel: string) => Promise<ChannelInfo> {
+  const cache = createBoundedCache<string, Promise<ChannelInfo>>({ maxEntries: 5_000, ttlMs: CACHE_TTL_MS, now });
   return (channel) => {
     let pending = cache.get(channel);
     if (!pending) {
@@ -70,5 +75,16 @@ export function createChannelResolver(client: WebClient): (channel: string) => P
       cache.set(channel, pending);
     }
     return pending;
+  };
+}
+
+export function createSlackThreadSource(client: WebClient, options: { now?: () => number } = {}): ThreadSource {
+  const now = options.now ?? Date.now;
+  const names = createNameResolver(client, now);
+  const channel = createChannelResolver(client, now);
+  return {
+    messages: (channelId: string, threadTs: string) => readThreadMessages(client, channelId, threadTs),
+    names,
+    channel,
   };
 }

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from './db';
+import type { Database } from './database';
 import { claimedMessages, slackEvents } from './schema';
 
 /**

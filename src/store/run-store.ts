@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Database } from './db';
-import { rowsOf } from './db';
+import type { Database } from './database';
+import { rowsOf } from './database';
 import { runs, runSteps, feedback } from './schema';
 import type { RunStepRecord } from '../core/run-step';
 

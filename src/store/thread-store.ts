@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Database } from './db';
+import type { Database } from './database';
 import { runs, threads } from './schema';
 
 export type ThreadRow = typeof threads.$inferSelect;

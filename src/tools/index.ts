@@ -12,3 +12,4 @@ export function createDefaultTools(): ToolRegistry {
 }
 
 export { createToolRegistry, type ToolRegistry };
+export type { SearchHit, SearchOptions, SkillReader, SubAgentRunner, ThreadFileAccess, Tool, ToolContext } from './tool';

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApprovalPrompt } from '../core/approval';
 import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
 
 /** A passage found by search_file, with where it sits so the model can peek around it and cite it. */
@@ -70,21 +71,11 @@ export interface Tool<Parameters = any> {
   parameters: z.ZodType<Parameters>;
   /** The status line while it runs: "reading report.pdf…". */
   describeProgress(args: Parameters, context: ToolContext): string;
+  /**
+   * Set for a tool whose calls wait for a person's approval before they run: what to show them. Undefined for a
+   * call that may run without asking.
+   */
+  approval?(args: Parameters): ApprovalPrompt | undefined;
   /** Returns text for the model. Throwing is fine: the loop turns errors into a result the model can act on. */
   execute(args: Parameters, context: ToolContext): Promise<string>;
-}
-
-/** Thrown for a file id the thread does not hold. */
-export class UnknownFileError extends Error {
-  override readonly name = 'UnknownFileError';
-  constructor(
-    readonly fileId: string,
-    readonly availableIds: string[],
-  ) {
-    super(
-      availableIds.length
-        ? `There is no file "${fileId}" in this thread. The files here are: ${availableIds.join(', ')}.`
-        : `There is no file "${fileId}" in this thread; the thread has no files.`,
-    );
-  }
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../src/core/chat';
 import { ModelError } from '../../src/core/chat';
-import { contextLimitOf } from '../../src/agent/openai-chat-model';
+import { contextLimitOf } from '../../src/app/openai';
 import { runAgentTurn } from '../../src/agent/run-agent-turn';
 import { HISTORY_LEFT_OUT_NOTE, trimRequestForRetry } from '../../src/context/trim-request-for-retry';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ChatMessage } from '../../src/core/chat';
-import { createOpenAIChatModel } from '../../src/agent/openai-chat-model';
+import { createOpenAIChatModel } from '../../src/app/openai';
 import { createRetryingChatModel, type RetryingOptions } from '../../src/agent/retrying-chat-model';
 import type { AgentTurnInput } from '../../src/agent/run-agent-turn';
 import type { RunStepRecord } from '../../src/core/run-step';

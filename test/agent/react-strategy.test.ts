@@ -3,7 +3,7 @@
  * rejects `tools` and remembers it; AGENT_STRATEGY=react uses it from the start. The loop is the same either way.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createChatModel } from '../../src/agent/create-chat-model';
+import { createChatModel } from '../../src/app/create-chat-model';
 import { parseReActOutput } from '../../src/agent/react-chat-model';
 import { runAgentTurn } from '../../src/agent/run-agent-turn';
 import type { ToolSpec } from '../../src/core/chat';

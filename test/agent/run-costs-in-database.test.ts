@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/store/db';
+import { rowsOf } from '../../src/store/database';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
 import type { ChatRequestBody } from '../fakes/fake-openai';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listThreadFiles, registerThreadFiles, registerVirtualFile } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
-import type { DatabaseHandle } from '../../src/store/db';
+import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
 import { testDatabases } from '../support/databases';
 

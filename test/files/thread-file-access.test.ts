@@ -4,7 +4,7 @@ import { listThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess } from '../../src/files/thread-file-access';
 import { FileReadError, type ExtractedDocument } from '../../src/core/thread-file';
-import { UnknownFileError } from '../../src/tools/tool';
+import { UnknownFileError } from '../../src/core/thread-file';
 import { testDatabases } from '../support/databases';
 import { useFileTestbed } from '../support/file-testbed';
 

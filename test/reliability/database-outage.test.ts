@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
 import { createScratchPostgres } from '../support/databases';
-import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { openDatabase } from '../../src/app/database/open-database';
+import type { DatabaseHandle } from '../../src/store/database';
 import { findThread } from '../../src/store/thread-store';
 import { listThreadRuns } from '../../src/store/run-store';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';

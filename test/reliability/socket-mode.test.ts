@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { startThreadwise, type RunningThreadwise } from '../../src/app';
-import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { startThreadwise, type RunningThreadwise } from '../../src/app/index';
+import { openDatabase } from '../../src/app/database/open-database';
+import type { DatabaseHandle } from '../../src/store/database';
 import { createLogger } from '../../src/logging/logger';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';

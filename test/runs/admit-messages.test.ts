@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../../src/store/db';
-import { rowsOf } from '../../src/store/db';
+import type { DatabaseHandle } from '../../src/store/database';
+import { rowsOf } from '../../src/store/database';
 import { admitMessages, planAdmissions, type Admission, type IntakeItem } from '../../src/runs/admit-messages';
 import type { AccessPolicy } from '../../src/runs/access-policy';
 import type { Trigger } from '../../src/runs/trigger';

@@ -2,7 +2,7 @@
  * A real database behind a switch that makes it unreachable: every query fails the way a refused connection does
  * while it is down, or for the next N queries. Passed in where the app takes its database; nothing is mocked.
  */
-import type { Database } from '../../src/store/db';
+import type { Database } from '../../src/store/database';
 
 const QUERY_METHODS = new Set(['transaction', 'select', 'insert', 'update', 'delete', 'execute']);
 

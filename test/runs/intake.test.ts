@@ -3,7 +3,8 @@
  * underneath; database outages are a switch in front of it (flaky-database.ts).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { openDatabase } from '../../src/app/database/open-database';
+import type { DatabaseHandle } from '../../src/store/database';
 import { createIntake, type IntakeDependencies } from '../../src/runs/intake';
 import type { AccessRefusal } from '../../src/runs/access-policy';
 import type { Trigger } from '../../src/runs/trigger';

@@ -4,8 +4,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/db';
-import { createRunWorker, RunInterrupted, type RunWorker, type RunWorkerOptions } from '../../src/runs/run-worker';
+import { openDatabase } from '../../src/app/database/open-database';
+import { rowsOf, type DatabaseHandle } from '../../src/store/database';
+import { createRunWorker, type RunWorker, type RunWorkerOptions } from '../../src/runs/run-worker';
+import { RunInterrupted } from '../../src/runs/run-interrupted';
 import { claimNextRun, enqueueRun, getRun, requestCancel, type RunOutcome, type RunRow } from '../../src/store/run-store';
 import { upsertThread } from '../../src/store/thread-store';
 import { createLogger } from '../../src/logging/logger';

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/db';
+import { openDatabase } from '../../src/app/database/open-database';
 
 const onLinux = existsSync('/proc/thread-self');
 const module = fileURLToPath(new URL('../../src/runtime/thread-priority.mjs', import.meta.url));

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../../src/store/db';
-import { rowsOf } from '../../src/store/db';
+import type { DatabaseHandle } from '../../src/store/database';
+import { rowsOf } from '../../src/store/database';
 import { claimEvents, claimMessages, pruneDedupeRecords } from '../../src/store/event-store';
 import { testDatabases } from '../support/databases';
 

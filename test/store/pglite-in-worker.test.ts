@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { openDatabase, rowsOf, type DatabaseHandle } from '../../src/store/db';
+import { openDatabase } from '../../src/app/database/open-database';
+import { rowsOf, type DatabaseHandle } from '../../src/store/database';
 
 describe('the embedded database on its own thread', () => {
   let handle: DatabaseHandle;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import type { DatabaseHandle } from '../../src/store/db';
+import type { DatabaseHandle } from '../../src/store/database';
 import {
   claimNextRun,
   enqueueRun,

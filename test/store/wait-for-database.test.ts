@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger';
-import { DatabaseUnreachableError, openDatabaseWhenReachable } from '../../src/store/wait-for-database';
+import { DatabaseUnreachableError, openDatabaseWhenReachable } from '../../src/app/database/wait-for-database';
 import { createScratchPostgres } from '../support/databases';
 import { startTcpProxy, type TcpProxy } from '../reliability/support/tcp-proxy';
 

@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { openDatabase } from '../../src/app/database/open-database';
+import type { DatabaseHandle } from '../../src/store/database';
 
 export interface TestDatabase {
   label: 'pglite' | 'postgres';

@@ -8,7 +8,7 @@ import { registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
 import type { ThreadFile } from '../../src/core/thread-file';
-import type { DatabaseHandle } from '../../src/store/db';
+import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import type { TestDatabase } from './databases';

@@ -4,8 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { startThreadwise, type RunningThreadwise, type StartOptions } from '../../src/app';
-import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { startThreadwise, type RunningThreadwise, type StartOptions } from '../../src/app/index';
+import { openDatabase } from '../../src/app/database/open-database';
+import type { DatabaseHandle } from '../../src/store/database';
 import { createLogger, type Logger } from '../../src/logging/logger';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';

@@ -4,7 +4,8 @@ import { createFileSubAgent } from '../../src/files/file-sub-agent';
 import type { RunStepRecord } from '../../src/core/run-step';
 import { createSlots } from '../../src/files/extract/slots';
 import { askFileTool } from '../../src/tools/ask-file';
-import { UnknownFileError, type SubAgentRunner, type ToolContext } from '../../src/tools/tool';
+import { type SubAgentRunner, type ToolContext } from '../../src/tools/tool';
+import { UnknownFileError } from '../../src/core/thread-file';
 import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 
 const contract = (party: string, months: number) =>

@@ -5,7 +5,8 @@ import { createDocumentExtractor, type DocumentExtractor } from '../../src/files
 import { listThreadFiles, registerThreadFiles } from '../../src/files/registry';
 import type { SlackFileObject } from '../../src/files/slack-file';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
-import { openDatabase, type DatabaseHandle } from '../../src/store/db';
+import { openDatabase } from '../../src/app/database/open-database';
+import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
 import { extractFileTool } from '../../src/tools/extract-file';
 import { loadFileTool } from '../../src/tools/load-file';

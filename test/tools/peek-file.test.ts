@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileAccess } from '../../src/files/thread-file-access';
 import { peekFileTool } from '../../src/tools/peek-file';
-import { UnknownFileError, type ToolContext } from '../../src/tools/tool';
+import { type ToolContext } from '../../src/tools/tool';
+import { UnknownFileError } from '../../src/core/thread-file';
 import { corpusPresent, warnIfCorpusMissing } from '../support/corpus';
 import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchFileTool } from '../../src/tools/search-file';
-import { UnknownFileError, type ToolContext } from '../../src/tools/tool';
+import { type ToolContext } from '../../src/tools/tool';
+import { UnknownFileError } from '../../src/core/thread-file';
 import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 
 const contract = [

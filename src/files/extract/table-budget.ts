@@ -2,6 +2,7 @@
  * How much of a spreadsheet or CSV makes it into the text: at most `maxRowsPerSheet` rows per table and
  * `maxTableChars` characters across all tables of one file. What is left out is counted, never silently dropped.
  */
+import { formatCount } from '../../core/format';
 import type { DocumentBuilder } from './document-builder';
 import { formatMarkdownTable } from './markdown-table';
 import type { ExtractLimits } from './task';
@@ -38,8 +39,4 @@ function trimEmptyColumns(rows: string[][]): string[][] {
   let width = 0;
   for (const row of rows) for (let i = row.length - 1; i >= width; i--) if (row[i]) width = i + 1;
   return rows.map((row) => row.slice(0, width));
-}
-
-export function formatCount(count: number): string {
-  return count.toLocaleString('en-US');
 }

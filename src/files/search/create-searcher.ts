@@ -1,5 +1,5 @@
 import { and, inArray, isNull } from 'drizzle-orm';
-import type { Database } from '../../store/db';
+import type { Database } from '../../store/database';
 import { chunks, documents } from '../../store/schema';
 import type { SearchHit } from '../../tools/tool';
 import { findDocument } from '../file-store';

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, ne, or, sql } from 'drizzle-orm';
-import type { Database } from '../../store/db';
+import type { Database } from '../../store/database';
 import { chunks } from '../../store/schema';
 import type { Embedder } from './embedder';
 import { forgetVectors } from './rank-by-embedding';

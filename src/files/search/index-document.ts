@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Database } from '../../store/db';
+import type { Database } from '../../store/database';
 import { chunks, documents } from '../../store/schema';
 import type { ExtractedDocument } from '../../core/thread-file';
 import { chunkDocument, type ChunkOptions, type DocumentChunk } from './chunk-document';

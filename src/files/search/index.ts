@@ -11,8 +11,6 @@ export type { Embedder } from './embedder';
 export { createHashingEmbedder } from './hashing-embedder';
 export { indexDocument } from './index-document';
 export type { IndexOptions, IndexResult } from './index-document';
-export { createOpenAIEmbedder } from './openai-embedder';
-export type { OpenAIEmbedderOptions } from './openai-embedder';
 export { parseQuery } from './query-terms';
 export type { QueryTerms } from './query-terms';
 export { selectSnippet } from './select-snippet';

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Database } from '../../store/db';
+import type { Database } from '../../store/database';
 import { chunks } from '../../store/schema';
 import { cosineSimilarity } from './embedder';
 

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../store/db';
+import { rowsOf, type Database } from '../../store/database';
 import type { QueryTerms } from './query-terms';
 import { STEMMED_CONFIGS } from './text-search-language';
 

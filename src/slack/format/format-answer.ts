@@ -1,4 +1,4 @@
-import type { types } from '@slack/bolt';
+import type { MarkdownBlock } from '@slack/types';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn';
 import { neutraliseMentions, type NeutraliseOptions } from './neutralise-mentions';
 import { normaliseNewlines } from './normalise-newlines';
@@ -6,7 +6,7 @@ import { FALLBACK_TEXT_CHARS, MARKDOWN_CHARS_PER_MESSAGE } from './slack-limits'
 import { splitForSlack } from './split-for-slack';
 
 /** The only block an answer needs: Slack renders standard markdown in it (headings, lists, code, tables). */
-export type SlackBlock = types.MarkdownBlock;
+export type SlackBlock = MarkdownBlock;
 
 export interface SlackMessage {
   /** mrkdwn for notifications, search and clients that cannot show blocks. */

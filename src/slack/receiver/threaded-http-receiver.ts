@@ -5,7 +5,6 @@
  * HTTPReceiver would hand it over (body, retry number and reason, an ack()).
  */
 import { Worker } from 'node:worker_threads';
-import { AuthorizationError, type AckFn, type App, type Receiver } from '@slack/bolt';
 import type { Logger } from '../../logging/logger';
 
 export interface HealthReport {
@@ -25,7 +24,25 @@ export interface ThreadedHttpReceiverOptions {
   healthTimeoutMs?: number;
 }
 
-export interface ThreadedHttpReceiver extends Receiver {
+/**
+ * Bolt's side of a receiver, by shape: what it gives `init()` and what `processEvent` takes. Declared here so this
+ * edge does not import Bolt (only the composition root does); Bolt's App and Receiver types accept it as it is.
+ */
+export interface BoltEventProcessor {
+  processEvent(event: {
+    body: Record<string, any>;
+    ack: (response?: any) => Promise<void>;
+    retryNum?: number;
+    retryReason?: string;
+    customProperties?: Record<string, unknown>;
+  }): Promise<void>;
+}
+
+/** Bolt's AuthorizationError, by its code (bolt's ErrorCode.AuthorizationError). */
+const BOLT_AUTHORIZATION_ERROR = 'slack_bolt_authorization_error';
+
+export interface ThreadedHttpReceiver {
+  init(app: BoltEventProcessor): void;
   /** The port listened on, once started (useful with port 0). */
   readonly port: number;
   start(port: number): Promise<{ port: number }>;
@@ -47,7 +64,7 @@ const HEALTH_PATH = '/healthz';
 
 export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions): ThreadedHttpReceiver {
   const { logger } = options;
-  let app: App | undefined;
+  let app: BoltEventProcessor | undefined;
   let worker: Worker | undefined;
   let port = 0;
   let stopping = false;
@@ -64,7 +81,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
   /** Hands one verified request to Bolt. Events API deliveries were acknowledged by the thread already (no id). */
   const dispatch = ({ id, body, retryNum, retryReason }: Extract<ThreadMessage, { type: 'request' }>) => {
     let acknowledged = id === undefined;
-    const ack: AckFn<unknown> = async (response) => {
+    const ack = async (response?: unknown) => {
       if (acknowledged) return;
       acknowledged = true;
       respond(id!, 200, response);
@@ -75,7 +92,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
         logger.error('an error escaped Bolt while it processed a request from Slack', { error, type: body.type ?? body.command });
         if (acknowledged) return;
         acknowledged = true;
-        respond(id!, error instanceof AuthorizationError ? 401 : 500);
+        respond(id!, (error as { code?: unknown } | undefined)?.code === BOLT_AUTHORIZATION_ERROR ? 401 : 500);
       })
       .finally(() => inFlight.delete(processing));
     inFlight.add(processing);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveDocument } from '../../../src/files/file-store';
 import { createSearcher, indexDocument, type Searcher } from '../../../src/files/search';
 import type { ExtractedDocument, ThreadFile } from '../../../src/core/thread-file';
-import type { DatabaseHandle } from '../../../src/store/db';
+import type { DatabaseHandle } from '../../../src/store/database';
 import { testDatabases } from '../../support/databases';
 import { extractCorpusFiles, hasCorpus, warnIfCorpusMissing } from '../../support/corpus';
 import { loadRetrievalSet, measureRecall, normalise } from './support/retrieval-set';

@@ -1,9 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { saveDocument } from '../../../src/files/file-store';
-import { createOpenAIEmbedder, createSearcher, indexDocument } from '../../../src/files/search';
+import { createSearcher, indexDocument } from '../../../src/files/search';
+import { createOpenAIEmbedder } from '../../../src/app/openai';
 import type { ThreadFile } from '../../../src/core/thread-file';
-import type { DatabaseHandle } from '../../../src/store/db';
+import type { DatabaseHandle } from '../../../src/store/database';
 import { chunks } from '../../../src/store/schema';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/fake-openai';
 import { testDatabases } from '../../support/databases';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveDocument } from '../../../src/files/file-store';
 import { indexDocument, type Embedder } from '../../../src/files/search';
-import type { DatabaseHandle } from '../../../src/store/db';
+import type { DatabaseHandle } from '../../../src/store/database';
 import { chunks, documents } from '../../../src/store/schema';
 import { testDatabases } from '../../support/databases';
 import { filler, pagedDocument } from './support/documents';

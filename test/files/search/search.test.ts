@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveDocument } from '../../../src/files/file-store';
 import { createSearcher, indexDocument, type Searcher } from '../../../src/files/search';
 import type { ExtractedDocument, ThreadFile } from '../../../src/core/thread-file';
-import type { DatabaseHandle } from '../../../src/store/db';
+import type { DatabaseHandle } from '../../../src/store/database';
 import { testDatabases } from '../../support/databases';
 import { filler, pagedDocument, sectionedDocument } from './support/documents';
 

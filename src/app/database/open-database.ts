@@ -1,5 +1,5 @@
 /**
- * The only module that connects to a database. Same schema, same queries, two drivers:
+ * The only module that connects to a database (the drivers are the composition root's to construct). Same schema, same queries, two drivers:
  * no DATABASE_URL → embedded PGlite in DATA_DIR, on a thread of its own; DATABASE_URL → PostgreSQL through postgres.js.
  */
 import { mkdir } from 'node:fs/promises';
@@ -8,25 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PGlite } from '@electric-sql/pglite';
-import * as schema from './schema';
+import * as schema from '../../store/schema';
+import type { Database, DatabaseHandle, DatabaseLocation } from '../../store/database';
 import { startPgliteThread } from './pglite-in-worker';
 
-export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
-
-export interface DatabaseHandle {
-  db: Database;
-  driver: 'pglite' | 'postgres';
-  /** Resolves when the database answers a trivial query; rejects otherwise. For /healthz. */
-  ping(): Promise<void>;
-  close(): Promise<void>;
-}
-
-export type DatabaseLocation =
-  | { driver: 'postgres'; url: string; maxConnections?: number }
-  /** `dataDir` undefined → in memory (tests). */
-  | { driver: 'pglite'; dataDir?: string };
-
-const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url));
+const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 /** Arbitrary constant: serialises migrations when several replicas start at once on one PostgreSQL. */
 const MIGRATION_LOCK_KEY = 7_412_003_001;
@@ -94,10 +80,4 @@ async function openPostgres(url: string, maxConnections = 10): Promise<DatabaseH
     },
     close: () => client.end({ timeout: 5 }),
   };
-}
-
-/** Rows of a raw `db.execute()` result: postgres.js returns an array, PGlite an object with `rows`. */
-export function rowsOf<Row>(result: unknown): Row[] {
-  if (Array.isArray(result)) return result as Row[];
-  return ((result as { rows?: Row[] }).rows ?? []) as Row[];
 }

@@ -1,5 +1,6 @@
-import { openDatabase, type DatabaseHandle, type DatabaseLocation } from './db';
-import type { Logger } from '../logging/logger';
+import { openDatabase } from './open-database';
+import type { DatabaseHandle, DatabaseLocation } from '../../store/database';
+import type { Logger } from '../../logging/logger';
 
 /** Errors that mean "not reachable yet" (a restarting or still-starting PostgreSQL), not "misconfigured". */
 const UNREACHABLE = new Set([

@@ -5,25 +5,29 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { App } from '@slack/bolt';
-import type { Config } from './config';
-import { createChatModel } from './agent/create-chat-model';
-import type { BotIdentity } from './conversation';
-import { createLogger, type Logger } from './logging/logger';
-import { createIntake } from './runs/intake';
-import { createRunExecutor } from './runs/answer-run';
-import { createRunWorker } from './runs/run-worker';
-import { loadSkillLibrary } from './skills';
-import { toBoltLogger } from './slack/bolt-logger';
-import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from './slack/receiver/threaded-http-receiver';
-import { registerListeners } from './slack/listeners';
-import { createChannelResolver, createNameResolver } from './slack/thread-reader';
-import type { DatabaseHandle } from './store/db';
-import { DatabaseUnreachableError, openDatabaseWhenReachable } from './store/wait-for-database';
-import { pruneDedupeRecords } from './store/event-store';
-import { createThreadFilesService } from './files/thread-files-service';
-import { createDocumentExtractor } from './files/extract';
-import { createDefaultTools } from './tools';
-import { countTokens } from './context';
+import type { Config } from '../config';
+import { createChatModel } from './create-chat-model';
+import type { BotIdentity } from '../conversation';
+import { createLogger, type Logger } from '../logging/logger';
+import { createIntake } from '../runs/intake';
+import { createRunExecutor } from '../runs/answer-run';
+import { createRunWorker } from '../runs/run-worker';
+import { loadSkillLibrary } from '../skills';
+import { toBoltLogger } from './bolt-logger';
+import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
+import { registerListeners } from '../slack/listeners';
+import { createSlackThreadSource } from '../slack/thread-reader';
+import { createSlackAnswerChannels } from '../slack/answer-channel';
+import { createRunLedger } from '../store/run-ledger';
+import type { DatabaseHandle } from '../store/database';
+import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
+import { pruneDedupeRecords } from '../store/event-store';
+import { createThreadFiles } from '../files/thread-files';
+import { createFileSearch } from './file-search';
+import { createDocumentExtractor } from '../files/extract';
+import { createDefaultTools } from '../tools';
+import { countTokens } from '../context';
+import { raceWithSignal } from '../core/abort';
 
 export interface StartOptions {
   logger?: Logger;
@@ -75,7 +79,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const checkHealth = async (): Promise<HealthReport> => {
     try {
       // Shorter than the receiver's own wait for this answer, so a database that hangs is reported as such.
-      await withTimeout(database.ping(), 5_000, 'no answer within 5 s');
+      await raceWithSignal(database.ping(), AbortSignal.timeout(5_000));
       return { status: 200, body: { ok: true } };
     } catch (error) {
       logger.warn('health check: the database is unreachable', { error });
@@ -119,27 +123,36 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
 
   const model = createChatModel(config.model, logger);
   const extractor = createDocumentExtractor();
-  const files = createThreadFilesService({ db: database.db, config, extractor, logger, model });
-  const registry = createDefaultTools();
-  const execute = createRunExecutor({
+  const files = createThreadFiles({
     db: database.db,
-    slack: app.client,
-    bot,
+    extractor,
+    ...createFileSearch(database.db, config.model),
+    slack: { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl },
+    limits: { maxFileBytes: config.files.maxFileBytes, maxImageBytes: config.files.maxImageBytes },
+    preloadKb: config.files.preloadKb,
+    maxImagesPerTurn: config.files.maxImagesPerTurn,
     model,
-    registry,
-    skills,
+    logger,
+  });
+  const threads = createSlackThreadSource(app.client);
+  const execute = createRunExecutor({
+    bot,
+    threads,
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true }),
+    ledger: createRunLedger(database.db),
     files,
-    names: createNameResolver(app.client),
-    channel: createChannelResolver(app.client),
-    subAgent: files.subAgent,
+    model,
+    registry: createDefaultTools(),
+    skills,
+    skillIndex: () => skills.list(),
     settings: {
       maxIterations: config.agent.maxIterations,
       runTimeoutMs: config.agent.runTimeoutMs,
       toolTimeoutMs: config.agent.toolTimeoutMs,
       contextWindow: config.model.contextWindow,
-      timeZone: config.timeZone,
       stream: true,
     },
+    timeZone: config.timeZone,
     now,
     logger,
   });
@@ -169,7 +182,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
         text: refusal.message,
       });
     },
-    onFiles: (trigger, threadId) => files.prefetch(threadId, trigger.channelId, trigger.threadTs, app.client),
+    onFiles: (trigger, threadId) => {
+      void threads
+        .messages(trigger.channelId, trigger.threadTs)
+        .then((messages) => files.prefetch(threadId, messages))
+        .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+    },
   });
   registerListeners(app, { db: database.db, intake, bot, replyWithoutMention: config.slack.replyWithoutMention, skills: () => skills.list(), logger });
   app.error(async (error) => {
@@ -230,10 +248,4 @@ export class StartupError extends Error {
 function describeSlackError(error: unknown): string {
   const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;
   return code ?? (error instanceof Error ? error.message : String(error));
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, reason: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(reason)), ms)));
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -1,10 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger';
-
-export interface ResumeNote {
-  text: string;
-  metadata: { event_type: string; event_payload: Record<string, string | number | boolean> };
-}
+import type { ThreadNote } from '../runs/seams';
 
 /**
  * What an interrupted attempt left of its answer: messages half-streamed or half-posted when the process died.
@@ -16,7 +12,7 @@ export async function retireDraftAnswer(
   slack: WebClient,
   channel: string,
   drafts: readonly string[],
-  note: ResumeNote | undefined,
+  note: ThreadNote | undefined,
   logger: Logger,
 ): Promise<boolean> {
   let noted = false;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebClient } from '@slack/web-api';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
-import { retireDraftAnswer } from '../../src/runs/retire-draft-answer';
+import { retireDraftAnswer } from '../../src/slack/retire-draft-answer';
 import { createLogger } from '../../src/logging/logger';
 
 const CHANNEL = 'C0GENERAL';

@@ -1,9 +1,9 @@
 import type { Config } from '../config';
 import type { Logger } from '../logging/logger';
 import { ModelError, type ChatMessage, type ChatModel, type ChatRequest } from '../core/chat';
-import { createOpenAIChatModel } from './openai-chat-model';
-import { createReActChatModel } from './react-chat-model';
-import { createRetryingChatModel, type RetryingOptions } from './retrying-chat-model';
+import { createOpenAIChatModel } from './openai';
+import { createReActChatModel } from '../agent/react-chat-model';
+import { createRetryingChatModel, type RetryingOptions } from '../agent/retrying-chat-model';
 
 export type AgentStrategy = 'function_calling' | 'react';
 

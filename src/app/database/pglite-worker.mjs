@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
-import { DATABASE_NICENESS, lowerThreadPriority } from '../runtime/thread-priority.mjs';
+import { DATABASE_NICENESS, lowerThreadPriority } from '../../runtime/thread-priority.mjs';
 
 // Answers wait on the database; Slack's acknowledgements do not: the event loop goes first.
 lowerThreadPriority(DATABASE_NICENESS);

@@ -1,0 +1,136 @@
+/**
+ * The thread's files, opened for one run (runs/seams.ts, ThreadFiles): registered with stable ids, readable by the
+ * tools, preloaded where small, screenshots attached to the turn they came with. Everything made here belongs to
+ * the run that opened it — the Slack file objects of the thread live in the access and go with it.
+ */
+import type { ChatModel } from '../core/chat';
+import { isImageFile } from '../core/file-kinds';
+import type { RunStepRecord } from '../core/run-step';
+import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
+import type { CurrentImage } from '../context';
+import type { Logger } from '../logging/logger';
+import type { Database } from '../store/database';
+import { createFileSubAgent } from './file-sub-agent';
+import { describeImage, findImageDescriptions } from './image-descriptions';
+import { computePreloads } from './preload';
+import { prefetchThreadFiles } from './prefetch';
+import type { DocumentExtractorLike } from './read-document';
+import { registerThreadFiles } from './registry';
+import type { Searcher } from './search/create-searcher';
+import type { SlackFileObject } from './slack-file';
+import { createThreadFileAccess, type FileAccess } from './thread-file-access';
+
+/** A message of the thread as far as its files go. */
+export interface MessageWithFiles {
+  ts: string;
+  user?: string;
+  username?: string;
+  bot_profile?: { name?: string };
+  files?: SlackFileObject[];
+}
+
+export interface ThreadFilesOptions {
+  db: Database;
+  extractor: DocumentExtractorLike;
+  searcher: Searcher;
+  /** Told each document extracted for the first time (it is indexed for search there). */
+  onExtracted: (contentHash: string, document: ExtractedDocument) => Promise<void>;
+  slack: { botToken: string; apiUrl: string };
+  limits: { maxFileBytes: number; maxImageBytes: number };
+  preloadKb: number;
+  maxImagesPerTurn: number;
+  /** Describes the images shown, and reads files for ask_file. */
+  model: ChatModel & { supportsImages(): boolean };
+  logger: Logger;
+}
+
+export function createThreadFiles(options: ThreadFilesOptions) {
+  const { db, logger, model } = options;
+
+  const openAccess = async (threadId: number, messages: MessageWithFiles[], names: ReadonlyMap<string, string>) => {
+    const slackFiles = new Map<string, SlackFileObject>();
+    for (const message of messages) for (const file of message.files ?? []) slackFiles.set(file.id, file);
+    const files = await registerThreadFiles(
+      db,
+      threadId,
+      messages.map((message) => ({
+        ts: message.ts,
+        authorName: message.user ? names.get(message.user) : (message.bot_profile?.name ?? message.username),
+        files: message.files,
+      })),
+    );
+    const access = createThreadFileAccess({
+      db,
+      threadId,
+      files,
+      slack: options.slack,
+      extractor: options.extractor,
+      limits: options.limits,
+      slackFiles,
+      searcher: options.searcher,
+      onExtracted: options.onExtracted,
+      logger,
+    });
+    return { access, files };
+  };
+
+  return {
+    async open(threadId: number, messages: MessageWithFiles[], names: ReadonlyMap<string, string>) {
+      const { access, files } = await openAccess(threadId, messages, names);
+      return {
+        access,
+        preloads: () => computePreloads(access, files, options.preloadKb),
+        images: (currentFileIds: string[]) => currentImages(access, currentFileIds),
+        describeShown: (images: CurrentImage[]) => describeShown(access, images),
+        subAgent: (recordStep: (step: RunStepRecord) => void) => createFileSubAgent({ model, files: access, recordStep }),
+      };
+    },
+    /** Extraction ahead of time, when files land in a thread the bot is in: the first question finds them read. */
+    async prefetch(threadId: number, messages: MessageWithFiles[], names: ReadonlyMap<string, string> = new Map()) {
+      const { access, files } = await openAccess(threadId, messages, names);
+      await prefetchThreadFiles(access, files);
+    },
+  };
+
+  async function currentImages(access: FileAccess, fileIds: string[]) {
+    const images = access.list().filter((file) => isImageFile(file));
+    const descriptions = await findImageDescriptions(db, images.flatMap((f) => (f.slackFileId ? [f.slackFileId] : [])));
+    const current = new Set(fileIds);
+    const shown: CurrentImage[] = [];
+    const notes: string[] = [];
+    for (const file of images) {
+      const description = file.slackFileId ? descriptions.get(file.slackFileId) : undefined;
+      const wantShown = current.has(file.id) && shown.length < options.maxImagesPerTurn && model.supportsImages();
+      // A described image is shown only on the turn it arrived; afterwards its words stand in for it.
+      if (wantShown && !description) {
+        try {
+          const image = await access.readImage(file.id);
+          shown.push({ fileId: file.id, name: file.name, dataUrl: image.dataUrl, width: image.width, height: image.height, detail: 'auto' });
+        } catch (error) {
+          notes.push(error instanceof FileReadError ? error.message : `${file.name} could not be shown.`);
+        }
+        continue;
+      }
+      const note = imageNote(file, description, current.has(file.id));
+      if (note) notes.push(note);
+    }
+    return { images: shown, notes };
+  }
+
+  function imageNote(file: ThreadFile, description: string | undefined, onThisTurn: boolean): string | undefined {
+    if (description) return `${file.id} (${file.name}) shows: ${description}`;
+    if (!onThisTurn) return undefined;
+    if (!model.supportsImages()) return `${file.id} (${file.name}) is an image, and this model cannot see images; no description of it exists yet.`;
+    return `${file.id} (${file.name}) was not shown: at most ${options.maxImagesPerTurn} images are shown per message. load_file(${file.id}) shows it.`;
+  }
+
+  async function describeShown(access: FileAccess, images: CurrentImage[]) {
+    for (const image of images) {
+      const file = access.get(image.fileId);
+      if (!file.slackFileId) continue;
+      await describeImage(db, model, { slackFileId: file.slackFileId, dataUrl: image.dataUrl }).catch((error) =>
+        logger.warn('could not describe an image', { file: file.id, error }),
+      );
+    }
+  }
+}

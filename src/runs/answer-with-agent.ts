@@ -1,0 +1,79 @@
+/**
+ * The agent's part of a run: the loop over the prepared request, its progress shown on the status line and its
+ * text streamed into the answer as it is written.
+ */
+import { runAgentTurn } from '../agent/run-agent-turn';
+import type { ChatModel } from '../core/chat';
+import type { RunStepRecord } from '../core/run-step';
+import { buildBudgetReport, fitToolResult, retryTokenLimit, toolResultLimit, trimRequestForRetry } from '../context';
+import type { SkillReader, ToolRegistry } from '../tools';
+import type { PreparedTurn } from './prepare-turn';
+import type { AnswerChannel } from './seams';
+
+/** Rotated by Slack's native status while the model thinks. */
+const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
+
+export interface AgentSettings {
+  maxIterations: number;
+  runTimeoutMs: number;
+  toolTimeoutMs: number;
+  contextWindow: number;
+  stream: boolean;
+}
+
+export interface AgentDependencies {
+  /** `strategy()` (function_calling or react) is recorded on the run when the model can say. */
+  model: ChatModel & { strategy?(): string };
+  registry: ToolRegistry;
+  skills: SkillReader;
+  settings: AgentSettings;
+  now: () => number;
+}
+
+export async function answerWithAgent(
+  deps: AgentDependencies,
+  prepared: PreparedTurn,
+  channel: AnswerChannel,
+  recordStep: (step: RunStepRecord) => void,
+  signal: AbortSignal,
+) {
+  const { files, built, budget } = prepared;
+  const { settings, model } = deps;
+  return runAgentTurn({
+    model,
+    messages: built.messages,
+    registry: deps.registry,
+    resources: { files: files.access, skills: deps.skills, subAgent: files.subAgent(recordStep) },
+    limits: {
+      maxIterations: settings.maxIterations,
+      toolTimeoutMs: settings.toolTimeoutMs,
+      deadline: deps.now() + settings.runTimeoutMs,
+      timeLimitMs: settings.runTimeoutMs,
+      contextWindow: settings.contextWindow,
+    },
+    now: deps.now,
+    signal,
+    stream: settings.stream,
+    recordStep,
+    onEvent: (event) => {
+      if (event.type === 'thinking') void channel.status.set('Thinking…', THINKING_MESSAGES);
+      else if (event.type === 'tools_started') void channel.status.set(event.calls.map((call) => call.progress).join(' · '));
+      else if (event.type === 'model_retry') void channel.status.set(`The AI model is busy — trying again in ${Math.max(1, Math.round(event.delayMs / 1000))} s…`);
+      else if (event.type === 'text_delta') channel.answer.append(event.delta);
+      else if (event.type === 'text_break') channel.answer.breakParagraph();
+      else if (event.type === 'text_reset') channel.answer.discardSinceBreak();
+    },
+    fitToolResult: (content) => fitToolResult(content, toolResultLimit(settings.contextWindow), undefined, model.name),
+    afterToolRound: ({ messages: current }) => buildBudgetReport({ messages: current, files: files.access.list(), budget, model: model.name }).message,
+    trimForRetry: (current, refusal) => trimRequestForRetry(current, { ...refusal, maxTokens: retryTokenLimit(budget), model: model.name }).messages,
+  });
+}
+
+/** The skills a run loaded, by name, for the run's record. */
+export function skillsLoadedBy(calls: Array<{ name: string; args: unknown; error?: string }>): string[] {
+  const names = calls
+    .filter((call) => call.name === 'load_skill' && !call.error)
+    .map((call) => String((call.args as { name?: string } | undefined)?.name ?? '').split('/')[0]!)
+    .filter(Boolean);
+  return [...new Set(names)];
+}

@@ -1,0 +1,110 @@
+/**
+ * What a run needs from the world, declared here by the run and implemented at the edges: slack/ reads the thread
+ * and carries the answer (a terminal could do both), store/ keeps the run's ledger, files/ opens the thread's files.
+ * The run only orders the steps — read → prepare → agent → deliver — and never learns which edge it talks to.
+ * The implementations match these shapes without importing them; the composition root puts them together.
+ */
+import type { ChannelInfo, CurrentImage } from '../context';
+import type { SlackMessage } from '../conversation';
+import type { RunStepRecord } from '../core/run-step';
+import type { RunRow } from '../store/run-store';
+import type { ThreadRow } from '../store/thread-store';
+import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
+
+/** Where the thread is read from. */
+export interface ThreadSource {
+  /** Every message of the thread, oldest first. */
+  messages(channelId: string, threadTs: string): Promise<SlackMessage[]>;
+  /** Display names of these users; an id without a name is left out. */
+  names(userIds: string[]): Promise<Map<string, string>>;
+  channel(channelId: string): Promise<ChannelInfo>;
+}
+
+/** What the thread shows while the run works. Never throws. */
+export interface StatusLine {
+  set(status: string, loadingMessages?: string[]): Promise<void>;
+  /** Removes every trace of the status; waits for pending updates. */
+  clear(): Promise<void>;
+}
+
+/** The answer as it is written: streamed while the model writes, completed or replaced at the end. */
+export interface AnswerStream {
+  append(delta: string): void;
+  /** The text so far was a preamble before tool calls; later text continues after a paragraph break. */
+  breakParagraph(): void;
+  /** The text since the last break is void (its model call is being retried). */
+  discardSinceBreak(): void;
+  /** Posts (or completes) the answer; returns the ts of every message it fills. */
+  finish(answer: string, options: { runId: number; note?: string }): Promise<string[]>;
+  /** Replaces whatever was streamed with a failure sentence. */
+  fail(sentence: string): Promise<string[]>;
+}
+
+/** A message the run leaves in the thread that is not an answer ("picking this up again"). */
+export interface ThreadNote {
+  text: string;
+  metadata: { event_type: string; event_payload: Record<string, string | number | boolean> };
+}
+
+export interface AnswerChannel {
+  status: StatusLine;
+  answer: AnswerStream;
+  /**
+   * What an interrupted attempt left of its answer: with a note, the first draft becomes it; without, the drafts
+   * go. Returns whether the note is in the thread.
+   */
+  retireDrafts(drafts: readonly string[], note: ThreadNote | undefined): Promise<boolean>;
+  post(note: ThreadNote): Promise<void>;
+}
+
+export interface AnswerTarget {
+  runId: number;
+  channelId: string;
+  threadTs: string;
+  /** The message that asked. */
+  triggerTs: string;
+  recipientUserId?: string;
+  recipientTeamId?: string;
+}
+
+/** Told what the channel puts in the thread, so the ledger knows it if the process dies. */
+export interface AnswerChannelHooks {
+  /** A status message was posted (its ts) or removed (null): a :x: on it cancels the run. */
+  onStatusMessage(ts: string | null): Promise<void>;
+  /** The answer started a message; resolves before more of the answer goes out. */
+  onAnswerMessage(ts: string): Promise<void>;
+}
+
+export type OpenAnswerChannel = (target: AnswerTarget, hooks: AnswerChannelHooks) => AnswerChannel;
+
+/** The run's durable record: ownership, drafts, the posted answer, its steps. */
+export interface RunLedger {
+  thread(threadId: number): Promise<ThreadRow | undefined>;
+  /** Earlier runs of the thread, oldest first (what each answer read goes into the history). */
+  earlierRuns(threadId: number): Promise<RunRow[]>;
+  /** Whether this worker still holds the run: one that stalled past its lease must not post. */
+  mayPost(runId: number, owner: string): Promise<boolean>;
+  recordStatusMessage(runId: number, ts: string | null): Promise<void>;
+  recordDraft(runId: number, ts: string): Promise<void>;
+  clearDrafts(runId: number): Promise<void>;
+  recordAnswer(runId: number, answerTs: string[]): Promise<void>;
+  recordSteps(runId: number, steps: RunStepRecord[]): Promise<void>;
+}
+
+/** The thread's files, opened for one run. Nothing of it outlives the run. */
+export interface ThreadFiles {
+  open(threadId: number, messages: SlackMessage[], names: ReadonlyMap<string, string>): Promise<RunFiles>;
+}
+
+export interface RunFiles {
+  /** What the tools use: ids, text, search, images. */
+  access: ThreadFileAccess;
+  /** First N KB of suitable files, by file id. */
+  preloads(): Promise<Map<string, string>>;
+  /** Images to attach to the current turn, and notes for the model about the others. */
+  images(currentFileIds: string[]): Promise<{ images: CurrentImage[]; notes: string[] }>;
+  /** After the answer: describe the images shown, once, so later turns get words instead of pixels. */
+  describeShown(images: CurrentImage[]): Promise<void>;
+  /** The ask_file reader, its steps recorded with the run's. */
+  subAgent(recordStep: (step: RunStepRecord) => void): SubAgentRunner;
+}

@@ -1,0 +1,47 @@
+/**
+ * A run's answer channel in a Slack thread (runs/seams.ts, AnswerChannel): the status line while it works, the
+ * answer streamed into the thread, and what becomes of an interrupted attempt's half-written answer.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logging/logger';
+import type { OpenAnswerChannel } from '../runs/seams';
+import { createAnswerWriter } from './answer-writer';
+import { retireDraftAnswer } from './retire-draft-answer';
+import { createStatusIndicator } from './status-indicator';
+
+export interface SlackAnswerChannelOptions {
+  logger: Logger;
+  /** Stream answers as they are written (chat.startStream); otherwise post them whole. */
+  stream: boolean;
+}
+
+export function createSlackAnswerChannels(client: WebClient, options: SlackAnswerChannelOptions): OpenAnswerChannel {
+  return (target, hooks) => {
+    const logger = options.logger.child({ runId: target.runId, channel: target.channelId, threadTs: target.threadTs });
+    return {
+      status: createStatusIndicator(
+        client,
+        { channel: target.channelId, threadTs: target.threadTs, triggerTs: target.triggerTs },
+        { logger, runId: target.runId, onStatusMessage: hooks.onStatusMessage },
+      ),
+      answer: createAnswerWriter(
+        client,
+        { channel: target.channelId, threadTs: target.threadTs, recipientUserId: target.recipientUserId, recipientTeamId: target.recipientTeamId },
+        {
+          stream: options.stream,
+          logger,
+          onMessage: async (ts) => {
+            await hooks.onAnswerMessage(ts);
+            logger.debug('the answer started a message', { ts });
+          },
+        },
+      ),
+      retireDrafts: (drafts, note) => retireDraftAnswer(client, target.channelId, drafts, note, logger),
+      async post(note) {
+        await client.chat
+          .postMessage({ channel: target.channelId, thread_ts: target.threadTs, ...note })
+          .catch((error) => logger.warn('could not post a note in the thread', { error }));
+      },
+    };
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * The database as the stores see it: one drizzle interface over two drivers (embedded PGlite, or PostgreSQL through
+ * postgres.js), opened by the composition root (app/database/).
+ */
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type * as schema from './schema';
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  driver: 'pglite' | 'postgres';
+  /** Resolves when the database answers a trivial query; rejects otherwise. For /healthz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseLocation =
+  | { driver: 'postgres'; url: string; maxConnections?: number }
+  /** `dataDir` undefined → in memory (tests). */
+  | { driver: 'pglite'; dataDir?: string };
+
+/** Rows of a raw `db.execute()` result: postgres.js returns an array, PGlite an object with `rows`. */
+export function rowsOf<Row>(result: unknown): Row[] {
+  if (Array.isArray(result)) return result as Row[];
+  return ((result as { rows?: Row[] }).rows ?? []) as Row[];
+}
