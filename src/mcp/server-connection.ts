@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { raceWithSignal } from '../core/abort';
 import type { Logger } from '../logging/logger';
 import { catalogueServerTools, type McpTool } from './catalogue';
 import { describeError, firstLine } from './describe-error';
@@ -162,7 +163,7 @@ export class ServerConnection {
     if (this.state === 'closed') return false;
     if (!this.connecting && this.deps.now() - this.lastAttemptAt < this.deps.retry.onDemandAfterMs) return false;
     const attempt = this.connecting ?? this.attempt('demand');
-    return raceAbort(attempt, signal);
+    return raceWithSignal(attempt, signal).catch(() => false);
   }
 
   /** One connection attempt at a time; later callers share it. */
@@ -362,22 +363,4 @@ async function closeOpened({ client, transport }: OpenedClient, endSession: bool
   }
   await client.close().catch(() => {});
   await transport.close().catch(() => {});
-}
-
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T | false> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(false);
-      },
-    );
-  });
 }

@@ -53,10 +53,10 @@ describe('convertToolResult', () => {
       { mimeType: 'image/png', data: TINY_PNG, bytes: 70 },
     ]);
     expect(inside(result.text).split('\n\n')).toEqual([
-      '[image 1 (image/png, 70 bytes) returned by the tool]',
+      '[image 1 (image/png, 70 B) returned by the tool]',
       '[image (image/jpeg, 4 KB) left out: larger than the 1 KB an image may be]',
       '[image (image/png) left out: it came without data]',
-      '[resource file:///chart.png] [image 2 (image/png, 70 bytes) returned by the tool]',
+      '[resource file:///chart.png] [image 2 (image/png, 70 B) returned by the tool]',
     ]);
   });
 
@@ -76,9 +76,9 @@ describe('convertToolResult', () => {
       options,
     );
     expect(inside(result.text).split('\n\n')).toEqual([
-      '[audio (audio/wav, 12 bytes) left out: sound cannot be played here]',
+      '[audio (audio/wav, 12 B) left out: sound cannot be played here]',
       '[resource file:///notes.md (text/markdown)]\n# Notes',
-      '[resource file:///blob.bin (application/octet-stream, 5 bytes) left out: binary content]',
+      '[resource file:///blob.bin (application/octet-stream, 5 B) left out: binary content]',
       '[link: Issue PROJ-9 — https://t.example/PROJ-9 (The created issue)]',
       '[content of type "hologram" left out: not understood]',
     ]);
