@@ -5,8 +5,10 @@
  *   if (!loaded.ok) → loaded.problems: one sentence each (file, server, what to fix); stop start-up
  *   logger secrets += loaded.config.secrets                       // header and env values, never to be logged
  *   const hub = await createMcpHub(loaded.config, { logger });   // connects every server; a down one is retried
- *   hub.tools(channelId, { limit })  → McpTool[]                 // `<server>__<tool>`, cleaned schema, needsApproval, hints
- *   hub.call(name, args, { signal, maxChars }) → McpToolResult    // text framed as tool data, images, isError
+ *   hub.tools(channelId, { limit })  → McpTool[]                 // `<server>__<tool>`, cleaned schema, needsApproval, hints;
+ *                                                                 // limit = OPENAI_TOOL_LIMIT minus threadwise's own tools
+ *   hub.call(name, args, { signal, maxChars }) → McpToolResult    // text framed as tool data, isError, images (base64 as
+ *                                                                 // declared: check the bytes before showing one)
  *                                       throws McpToolFailure     // code + a sentence for the model
  *   hub.health(channelId?) → { servers: [{ name, state, tools, lastError, … }] }   // for /healthz and `/ask tools`
  *   await hub.close()                                             // stdio servers end with their process tree
