@@ -69,6 +69,8 @@ export interface Tool<Parameters = any> {
   /** What the model reads: what it does, when to use it, and the shape of what it returns. */
   description: string;
   parameters: z.ZodType<Parameters>;
+  /** The arguments' JSON Schema as the model sees it, when it comes from elsewhere (an MCP server's). */
+  jsonSchema?: Record<string, unknown>;
   /** The status line while it runs: "reading report.pdf…". */
   describeProgress(args: Parameters, context: ToolContext): string;
   /**
