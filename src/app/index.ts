@@ -139,14 +139,15 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     logger,
   });
   const threads = createSlackThreadSource(app.client);
+  const defaultTools = createDefaultTools();
   const execute = createRunExecutor({
     bot,
     threads,
-    answers: createSlackAnswerChannels(app.client, { logger, stream: true }),
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone }),
     ledger: createRunLedger(database.db),
     files,
     model,
-    registry: createDefaultTools(),
+    toolsFor: () => defaultTools,
     skills,
     skillIndex: () => skills.list(),
     settings: {
@@ -155,8 +156,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       toolTimeoutMs: config.agent.toolTimeoutMs,
       contextWindow: config.model.contextWindow,
       stream: true,
+      timeZone: config.timeZone,
+      approvalTimeoutMs: 60 * 60_000,
     },
-    timeZone: config.timeZone,
     now,
     logger,
   });

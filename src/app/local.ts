@@ -95,15 +95,22 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     logger,
   });
   const edge = createLocalEdge({ db, bot, owner, now });
+  // threadwise's own tools: MCP servers are not connected here (nor, yet, in the bot's composition).
+  const defaultTools = createDefaultTools();
   const execute = createRunExecutor({
     bot,
     threads: edge.threads,
     answers: edge.answers,
-    // The run's own process is its only owner: no lease to check, only that it is still running and unanswered.
-    ledger: { ...createRunLedger(db), mayPost: (runId, runOwner) => mayPostUnleasedRun(db, runId, runOwner) },
+    ledger: {
+      ...createRunLedger(db),
+      // The run's own process is its only owner: no lease to check, only that it is still running and unanswered.
+      mayPost: (runId, runOwner) => mayPostUnleasedRun(db, runId, runOwner),
+      // Nobody could carry a parked local run on (no worker, no approval buttons): it is never parked.
+      park: async () => undefined,
+    },
     files,
     model,
-    registry: createDefaultTools(),
+    toolsFor: () => defaultTools,
     skills,
     skillIndex: () => skills.list(),
     settings: {
@@ -112,8 +119,9 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
       toolTimeoutMs: config.agent.toolTimeoutMs,
       contextWindow: config.model.contextWindow,
       stream: true,
+      timeZone: config.timeZone,
+      approvalTimeoutMs: config.approval.timeoutMs,
     },
-    timeZone: config.timeZone,
     now,
     logger,
   });

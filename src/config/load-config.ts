@@ -29,6 +29,14 @@ export interface Config {
   files: { preloadKb: number; maxFileBytes: number; maxImagesPerTurn: number; maxImageBytes: number };
   storage: { databaseUrl?: string; dataDir: string };
   skillsDir: string;
+  /** MCP_CONFIG as given; undefined → ./mcp.json if it exists (resolved by mcp/load-mcp-config.ts). */
+  mcpConfigPath?: string;
+  approval: {
+    /** ADMIN_USERS: may decide any approval, besides the person who asked. */
+    adminUsers: string[];
+    /** APPROVAL_TIMEOUT_MINUTES: a call nobody decides on expires after this. */
+    timeoutMs: number;
+  };
   timeZone: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   shutdownGraceMs: number;
@@ -114,6 +122,8 @@ function localSettings(e: LocalEnvironment): LocalConfig {
     },
     storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR },
     skillsDir: e.SKILLS_DIR,
+    mcpConfigPath: e.MCP_CONFIG,
+    approval: { adminUsers: e.ADMIN_USERS, timeoutMs: e.APPROVAL_TIMEOUT_MINUTES * 60_000 },
     timeZone: e.TIMEZONE,
     logLevel: e.LOG_LEVEL,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,

@@ -27,7 +27,8 @@ export interface Person {
   name: string;
 }
 
-export type RunExecutor = (run: RunRow, signal: AbortSignal) => Promise<RunOutcome>;
+/** The run (runs/answer-run.ts); a local run is never parked for approval, the ledger refuses to. */
+export type RunExecutor = (run: RunRow, signal: AbortSignal) => Promise<RunOutcome | { status: 'waiting_approval' }>;
 
 export interface ToolCallRecord {
   name: string;
@@ -166,6 +167,8 @@ export function createLocalEdge(options: LocalEdgeOptions) {
       },
       // A local run is never resumed by another attempt, so it never leaves drafts behind.
       retireDrafts: async () => false,
+      // Never asked: a local run is not parked for approval (app/local.ts), so there is no one to ask.
+      requestApproval: async () => undefined,
       async post(note) {
         await post(note.text);
       },
@@ -219,13 +222,18 @@ export function createLocalEdge(options: LocalEdgeOptions) {
         const started = performance.now();
         let outcome: RunOutcome;
         try {
-          outcome = await start.execute(run, signal);
+          const ended = await start.execute(run, signal);
+          outcome = ended.status === 'waiting_approval' ? { status: 'failed', error: 'a tool call needs approval, which a local run cannot wait for' } : ended;
         } catch (error) {
-          // The executor reports its own failures as outcomes; this is what it could not (a lost database, say).
+          // The executor reports its own failures as outcomes; this is what it could not (a lost database, a tool
+          // call that needed an approval nobody here can give).
           outcome = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
-          if (state.posted === undefined) display.fail(`Sorry — something went wrong on my side while answering (${outcome.error}).`);
         } finally {
           active.delete(run.id);
+        }
+        if (outcome.status === 'failed' && state.posted === undefined) {
+          state.posted = `Sorry — something went wrong on my side while answering (${outcome.error}).`;
+          display.fail(state.posted);
         }
         await finishRun(db, run.id, options.owner, outcome);
         const steps = (await listRunSteps(db, run.id)).map(toStepRecord);
