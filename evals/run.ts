@@ -134,7 +134,8 @@ try {
   for (const [index, evalCase] of selected.entries()) {
     if (interrupted) break;
     process.stderr.write(`[${index + 1}/${selected.length}] ${evalCase.name} … `);
-    const result = await runCase(agent, evalCase, { corpusDir, scripted, judge });
+    // A case that breaks the runner (not the run: that is a failed criterion) is reported, and the others still run.
+    const result = await runCase(agent, evalCase, { corpusDir, scripted, judge }).catch((error: unknown) => brokenCase(evalCase, error));
     results.push(result);
     process.stderr.write(`${result.result}${result.result === 'skip' ? ` (${result.reasons[0]})` : ` (${(result.durationMs / 1000).toFixed(1)} s)`}\n`);
   }
@@ -151,6 +152,24 @@ await writeFile(out, `${JSON.stringify(run, null, 2)}\n`);
 process.stdout.write(`\nWrote ${path.relative(cwd, out) || out}\n`);
 if (baseline && args.baseline) process.stdout.write(`\n${compareWithBaseline(run, baseline, args.baseline).text}\n`);
 process.exit(run.totals.failed > 0 || interrupted ? 1 : 0);
+
+function brokenCase(evalCase: { name: string; file: string }, error: unknown): CaseResult {
+  logger.error('an eval case could not be run', { case: evalCase.name, error });
+  return {
+    name: evalCase.name,
+    file: evalCase.file,
+    result: 'fail',
+    reasons: [`error: the case could not be run (${error instanceof Error ? error.message : String(error)})`],
+    criteria: [],
+    tokens: 0,
+    modelCalls: 0,
+    durationMs: 0,
+    answer: '',
+    toolCalls: [],
+    skillsLoaded: [],
+    notes: [],
+  };
+}
 
 function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9.]+/g, '-').replace(/^-|-$/g, '');

@@ -44,13 +44,16 @@ export const COMMANDS_HELP = `Commands:
 export async function answerOnce(agent: LocalAgent, args: ChatArgs & { question: string }, files: LocalFile[], io: ChatIO, interrupts: ChatInterrupts): Promise<number> {
   const conversation = await agent.startConversation(TERMINAL_CHANNEL);
   const controller = new AbortController();
-  const stop = () => controller.abort(new RunInterrupted('cancelled'));
-  interrupts.onInterrupt(stop);
-  interrupts.onTerminate(stop);
+  let terminated = false;
+  interrupts.onInterrupt(() => controller.abort(new RunInterrupted('cancelled')));
+  interrupts.onTerminate(() => {
+    terminated = true;
+    controller.abort(new RunInterrupted('cancelled'));
+  });
   const display = createTerminalDisplay(io, { failTo: 'stderr', answer: !args.json });
   const result = await conversation.ask({ from: personOf(io), text: args.question, files }, { display, signal: controller.signal });
   if (args.json) io.stdout.write(`${JSON.stringify(await runJson(result, conversation, files), null, 2)}\n`);
-  return exitCodeOf(result);
+  return terminated ? 143 : exitCodeOf(result);
 }
 
 /** A conversation over stdin, until /exit, Ctrl-D, end of input, Ctrl-C with no answer running, or SIGTERM. */
@@ -94,7 +97,8 @@ export async function converse(agent: LocalAgent, args: ChatArgs, files: LocalFi
   rl.on('SIGINT', interrupt);
   interrupts.onInterrupt(interrupt);
   interrupts.onTerminate(() => {
-    running?.abort(new RunInterrupted('shutdown'));
+    // The answer being written is stopped and recorded as such; nothing of a terminal's run is left to resume.
+    running?.abort(new RunInterrupted('cancelled'));
     leave(143);
   });
 
