@@ -14,6 +14,7 @@ import { buildTrackerServer, callsTo, createTrackerState, type TrackerState } fr
 import { toolResultsIn } from '../agent/loop-fixtures';
 import { fakeStdioServer } from '../fakes/mcp/stdio-command';
 import { closedPort } from './support';
+import { buttonClick } from '../fakes/slack-signing';
 
 let h: Harness;
 let tracker: McpHttpHost;
@@ -53,21 +54,9 @@ beforeEach(() => {
   state.calls.length = 0;
 });
 
-/** What Slack posts when someone clicks a button on the approval message. */
+/** Someone clicks a button on the approval message. */
 function click(user: string, message: { ts: string; thread_ts?: string }, actionId: string, value: string) {
-  return h.interact({
-    type: 'block_actions',
-    user: { id: user, username: user.toLowerCase(), team_id: h.slack.teamId },
-    team: { id: h.slack.teamId, domain: 'fake' },
-    api_app_id: h.slack.appId,
-    token: 'fake-verification-token',
-    trigger_id: '1.2.3',
-    container: { type: 'message', message_ts: message.ts, channel_id: CHANNEL, is_ephemeral: false, thread_ts: message.thread_ts },
-    channel: { id: CHANNEL, name: 'general' },
-    message: { type: 'message', ts: message.ts, thread_ts: message.thread_ts, user: h.slack.botUserId, bot_id: h.slack.botId, text: '' },
-    response_url: `${h.slack.origin}/response-url`,
-    actions: [{ action_id: actionId, value, type: 'button', action_ts: '1700000999.000100' }],
-  });
+  return h.interact(buttonClick({ slack: h.slack, user, channel: CHANNEL, message, action: { action_id: actionId, value } }));
 }
 
 /** Waits for the approval message in the thread and returns it with its buttons. */
