@@ -44,6 +44,8 @@ export interface StartOptions {
   concurrency?: number;
   /** An already-open database (tests share one). */
   database?: DatabaseHandle;
+  /** How often waiting approvals are checked for expiry (tests); default 15 s. */
+  approvalSweepMs?: number;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -244,7 +246,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // Tool calls nobody decided in time: any replica may expire them (each expires once), and the run carries on.
   const expiring = setInterval(() => {
     expireWaitingApprovals(app.client, approvalDeps).catch((error) => logger.warn('could not expire waiting approvals', { error }));
-  }, APPROVAL_SWEEP_MS);
+  }, options.approvalSweepMs ?? APPROVAL_SWEEP_MS);
   expiring.unref();
   logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: model.name });
 

@@ -7,6 +7,8 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/store/database';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, ANA, BEN, CHANNEL, type Harness } from '../support/harness';
 import { startMcpHttpHost, type McpHttpHost } from '../fakes/mcp/http-host';
@@ -41,7 +43,7 @@ beforeAll(async () => {
   );
   h = await startHarness({
     env: { MCP_CONFIG: mcpConfig, ADMIN_USERS: 'U0ADMIN' },
-    start: { env: { TRACKER_TOKEN: 'tracker-secret-token-42' } },
+    start: { env: { TRACKER_TOKEN: 'tracker-secret-token-42' }, approvalSweepMs: 200 },
   });
 });
 afterAll(async () => {
@@ -108,6 +110,17 @@ describe('a tool call that needs approval', () => {
     const decided = h.slack.botMessages(CHANNEL, ts).find((m) => m.ts === message.ts)!;
     expect(JSON.stringify(decided.blocks)).toContain(`Approved by <@${ANA}>`);
     expect(JSON.stringify(decided.blocks)).not.toContain('threadwise_approve');
+
+    // The run's record (written as the run ends, just after the answer): what was asked, who decided, the result.
+    const recorded = async () =>
+      rowsOf<{ kind: string; name: string; arguments: Record<string, unknown> }>(
+        await h.database.db.execute(sql`select kind, name, arguments from run_steps where name = 'tracker__create_issue' order by id`),
+      );
+    for (let polls = 0; polls < 200 && (await recorded()).length < 3; polls++) await new Promise((resolve) => setTimeout(resolve, 25));
+    const steps = await recorded();
+    expect(steps.map((step) => step.kind)).toEqual(['approval_request', 'approval_decision', 'tool']);
+    expect(steps[0]!.arguments).toMatchObject({ title: 'Login fails after SSO' });
+    expect(steps[1]!.arguments).toMatchObject({ decision: 'approved', by: 'Ana' });
   });
 
   it('does not run on Deny; the model is told who denied it and answers without it', async () => {
@@ -134,6 +147,24 @@ describe('a tool call that needs approval', () => {
     await click('U0ADMIN', message, 'threadwise_approve', approvalId);
     await h.answers(CHANNEL, ts, 1, 20_000);
     expect(callsTo(state, 'create_issue')).toHaveLength(1);
+  });
+});
+
+describe('a call nobody decides', () => {
+  it('expires: the message says so, nothing runs, and the model is told it was not approved', async () => {
+    h.model.enqueue({ toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Login fails' } }] }, { text: 'The request expired; ask again if you still want it filed.' });
+    const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> file this as a bug` });
+    const { message } = await approvalMessage(ts);
+    // As if APPROVAL_TIMEOUT_MINUTES had passed.
+    await h.database.db.execute(sql`update approvals set expires_at = now() - interval '1 second' where status = 'pending'`);
+
+    const answers = await h.answers(CHANNEL, ts, 1, 20_000);
+    expect(answers.at(-1)).toContain('The request expired');
+    expect(callsTo(state, 'create_issue')).toHaveLength(0);
+    expect(toolResultsIn(h.model.requests[1]!)[0]).toMatch(/^Error: Nobody approved this call to tracker__create_issue within \d+ minutes/);
+    const expired = h.slack.botMessages(CHANNEL, ts).find((m) => m.ts === message.ts)!;
+    expect(JSON.stringify(expired.blocks)).toContain('Expired at');
+    expect(JSON.stringify(expired.blocks)).not.toContain('threadwise_approve');
   });
 });
 
