@@ -4,8 +4,7 @@
  * decides what each outcome means for the thread.
  */
 import type { BotIdentity } from '../conversation';
-import type { RunStepRecord } from '../core/run-step';
-import { summarizeRunSteps } from '../core/run-step';
+import { summarizeRunSteps, type RunStepRecord } from '../core/run-step';
 import type { Logger } from '../logging/logger';
 import type { RunOutcome, RunRow } from '../store/run-store';
 import { answerWithAgent, skillsLoadedBy, type AgentDependencies } from './answer-with-agent';
@@ -14,7 +13,7 @@ import { prepareTurn, type PrepareTurnDependencies } from './prepare-turn';
 import { resumeInterruptedRun } from './resume-run';
 import { RunInterrupted } from './run-interrupted';
 import { parkForApproval } from './park-for-approval';
-import { parkedTurnOf } from './parked-turn';
+import { approvalSteps, parkedTurnOf } from './parked-turn';
 import type { OpenAnswerChannel, RunLedger, ThreadSource } from './seams';
 
 export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDependencies, 'model' | 'contextWindow' | 'skills' | 'timeZone'> {
@@ -73,9 +72,11 @@ export function createRunExecutor(deps: RunDependencies) {
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps);
+      if (resume) steps.push(...approvalSteps(resume.turn, { decided: resume.decisions }));
       const result = await answerWithAgent(deps, prepared, channel, (step) => steps.push(step), signal, resume);
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
+        steps.push(...approvalSteps(result.awaiting.turn, { requested: result.awaiting.calls }));
         const costs = { ...totals(), iterations: result.iterations };
         return await parkForApproval({ run, thread, channel, ledger: deps.ledger, approvalTimeoutMs: deps.settings.approvalTimeoutMs, costs, logger: log }, result.awaiting);
       }

@@ -179,7 +179,7 @@ export const runSteps = pgTable(
     runId: bigint('run_id', { mode: 'number' })
       .notNull()
       .references(() => runs.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['model', 'tool', 'subagent_model', 'subagent_tool'] }).notNull(),
+    kind: text('kind', { enum: ['model', 'tool', 'subagent_model', 'subagent_tool', 'approval_request', 'approval_decision'] }).notNull(),
     /** Model name, or tool name. */
     name: text('name').notNull(),
     iteration: integer('iteration').notNull(),
