@@ -18,6 +18,8 @@ export interface Config {
     apiKey: string;
     baseUrl?: string;
     name: string;
+    /** ALLOWED_MODELS: what a channel's settings may choose; the default model first, always included. Absent: `name` only. */
+    allowedModels?: string[];
     embeddingModel?: string;
     vision: boolean;
     strategy: 'auto' | 'function_calling' | 'react';
@@ -78,6 +80,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         apiKey: e.OPENAI_API_KEY ?? 'not-needed',
         baseUrl: e.OPENAI_BASE_URL,
         name: modelName,
+        allowedModels: [...new Set([modelName, ...e.ALLOWED_MODELS])],
         embeddingModel: e.OPENAI_EMBEDDING_MODEL,
         vision: e.OPENAI_VISION,
         strategy: e.AGENT_STRATEGY,
