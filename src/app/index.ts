@@ -157,7 +157,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const execute = createRunExecutor({
     bot,
     threads,
-    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone }),
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName }),
     ledger: createRunLedger(database.db),
     files,
     model,

@@ -19,6 +19,8 @@ export interface Config {
     apiKey: string;
     baseUrl?: string;
     name: string;
+    /** ALLOWED_MODELS: what a channel's settings may choose; the default model first, always included. Absent: `name` only. */
+    allowedModels?: string[];
     embeddingModel?: string;
     vision: boolean;
     strategy: 'auto' | 'function_calling' | 'react';
@@ -103,6 +105,7 @@ function localSettings(e: LocalEnvironment): LocalConfig {
       apiKey: e.OPENAI_API_KEY ?? 'not-needed',
       baseUrl: e.OPENAI_BASE_URL,
       name: modelName,
+      allowedModels: [...new Set([modelName, ...e.ALLOWED_MODELS])],
       embeddingModel: e.OPENAI_EMBEDDING_MODEL,
       vision: e.OPENAI_VISION,
       strategy: e.AGENT_STRATEGY,

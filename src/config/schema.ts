@@ -90,6 +90,8 @@ export const environmentSchema = z
     OPENAI_API_KEY: optionalText,
     OPENAI_BASE_URL: url('OPENAI_BASE_URL', undefined, 'use the endpoint’s base, e.g. http://localhost:11434/v1'),
     OPENAI_MODEL: optionalText,
+    // The models a channel may choose in its settings; OPENAI_MODEL (the workspace default) is always one of them.
+    ALLOWED_MODELS: list,
     OPENAI_EMBEDDING_MODEL: optionalText,
     OPENAI_VISION: bool('OPENAI_VISION', true),
     AGENT_STRATEGY: z

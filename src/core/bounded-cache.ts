@@ -7,6 +7,7 @@ export interface BoundedCache<Key, Value> {
   get(key: Key): Value | undefined;
   set(key: Key, value: Value): void;
   delete(key: Key): void;
+  clear(): void;
   readonly size: number;
 }
 
@@ -30,6 +31,9 @@ export function createBoundedCache<Key, Value>(options: { maxEntries: number; tt
     },
     delete(key) {
       entries.delete(key);
+    },
+    clear() {
+      entries.clear();
     },
     get size() {
       return entries.size;

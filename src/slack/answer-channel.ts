@@ -16,6 +16,11 @@ export interface SlackAnswerChannelOptions {
   timeZone: string;
   /** Stream answers as they are written (chat.startStream); otherwise post them whole. */
   stream: boolean;
+  /**
+   * Display names of the thread's people, so a mention the model writes reads "@Ana" instead of an id; the run has
+   * resolved them by the time it answers (the thread reader's `knownName`).
+   */
+  nameOf?: (userId: string) => string | undefined;
 }
 
 export function createSlackAnswerChannels(client: WebClient, options: SlackAnswerChannelOptions): OpenAnswerChannel {
@@ -33,6 +38,7 @@ export function createSlackAnswerChannels(client: WebClient, options: SlackAnswe
         {
           stream: options.stream,
           logger,
+          nameOf: options.nameOf,
           onMessage: async (ts) => {
             await hooks.onAnswerMessage(ts);
             logger.debug('the answer started a message', { ts });

@@ -23,9 +23,13 @@ async function readThreadMessages(client: WebClient, channel: string, threadTs: 
   return messages;
 }
 
-/** Display names by user id, cached (names change rarely): bounded, and refreshed after a while. */
-function createNameResolver(client: WebClient, now: () => number): (userIds: string[]) => Promise<Map<string, string>> {
+/**
+ * Display names by user id, cached (names change rarely): bounded, and refreshed after a while. `known` answers at
+ * once from what was already resolved (the names of the thread a run just read), for places that cannot wait.
+ */
+function createNameResolver(client: WebClient, now: () => number) {
   const cache = createBoundedCache<string, Promise<string | undefined>>({ maxEntries: 20_000, ttlMs: CACHE_TTL_MS, now });
+  const resolved = createBoundedCache<string, string>({ maxEntries: 20_000, ttlMs: CACHE_TTL_MS, now });
   const lookup = (id: string) => {
     let pending = cache.get(id);
     if (!pending) {
@@ -33,7 +37,9 @@ function createNameResolver(client: WebClient, now: () => number): (userIds: str
         .info({ user: id })
         .then((result) => {
           const user = result.user;
-          return user?.profile?.display_name || user?.profile?.real_name || user?.real_name || user?.name || undefined;
+          const name = user?.profile?.display_name || user?.profile?.real_name || user?.real_name || user?.name || undefined;
+          if (name) resolved.set(id, name);
+          return name;
         })
         .catch(() => {
           cache.delete(id); // try again next time; the id itself stands in meanwhile
@@ -43,7 +49,7 @@ function createNameResolver(client: WebClient, now: () => number): (userIds: str
     }
     return pending;
   };
-  return async (userIds) => {
+  const names = async (userIds: string[]) => {
     const names = new Map<string, string>();
     await Promise.all(
       userIds.map(async (id) => {
@@ -53,6 +59,7 @@ function createNameResolver(client: WebClient, now: () => number): (userIds: str
     );
     return names;
   };
+  return { names, known: (userId: string) => resolved.get(userId) };
 }
 
 
@@ -78,13 +85,19 @@ function createChannelResolver(client: WebClient, now: () => number): (channel: 
   };
 }
 
-export function createSlackThreadSource(client: WebClient, options: { now?: () => number } = {}): ThreadSource {
+export interface SlackThreadSource extends ThreadSource {
+  /** A display name already resolved (by reading a thread it is in); undefined rather than a Slack call. */
+  knownName(userId: string): string | undefined;
+}
+
+export function createSlackThreadSource(client: WebClient, options: { now?: () => number } = {}): SlackThreadSource {
   const now = options.now ?? Date.now;
   const names = createNameResolver(client, now);
   const channel = createChannelResolver(client, now);
   return {
     messages: (channelId: string, threadTs: string) => readThreadMessages(client, channelId, threadTs),
-    names,
+    names: names.names,
+    knownName: names.known,
     channel,
   };
 }

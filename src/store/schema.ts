@@ -294,3 +294,44 @@ export const chunks = pgTable(
   ],
 );
 
+
+/**
+ * What a channel changed of threadwise's settings (only the fields it overrides; the environment gives the rest),
+ * validated by config/channel-settings.ts before it is written.
+ */
+export const channelSettings = pgTable(
+  'channel_settings',
+  {
+    teamId: text('team_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull(),
+    updatedBy: text('updated_by').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.channelId] })],
+);
+
+/** Every change to a channel's settings, one row per field: who, when, the value before and after (null: default). */
+export const channelSettingsHistory = pgTable(
+  'channel_settings_history',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    teamId: text('team_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    field: text('field').notNull(),
+    oldValue: jsonb('old_value'),
+    newValue: jsonb('new_value'),
+    changedBy: text('changed_by').notNull(),
+    changedAt: createdAt(),
+  },
+  (t) => [index('channel_settings_history_channel_idx').on(t.teamId, t.channelId, t.changedAt)],
+);
+
+/**
+ * One row, one counter, raised by every settings write: each replica caches settings and reads only this (a primary
+ * key lookup) to know whether its cache went stale — on PGlite and PostgreSQL alike.
+ */
+export const channelSettingsVersion = pgTable('channel_settings_version', {
+  id: integer('id').primaryKey().default(1),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});

@@ -43,7 +43,9 @@ beforeAll(async () => {
   );
   h = await startHarness({
     env: { MCP_CONFIG: mcpConfig, ADMIN_USERS: 'U0ADMIN' },
-    start: { env: { TRACKER_TOKEN: 'tracker-secret-token-42' }, approvalSweepMs: 200 },
+    // A lease long enough that a loaded machine never takes a run over mid-test: a taken-over run would find its
+    // approved call claimed and, by design (at most once), not run it again.
+    start: { env: { TRACKER_TOKEN: 'tracker-secret-token-42' }, approvalSweepMs: 200, leaseMs: 30_000 },
   });
 });
 afterAll(async () => {

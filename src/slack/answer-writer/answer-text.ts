@@ -1,5 +1,5 @@
 import type { AnyBlock } from '@slack/types';
-import { neutraliseMentions, splitKeepingHead, type SlackMessage } from '../format';
+import { splitKeepingHead, toSafeMarkdown, type SlackMessage } from '../format';
 
 /** A block as the Web API takes it (markdown for the answer, context_actions for the feedback buttons). */
 export type Block = AnyBlock;
@@ -18,12 +18,12 @@ export interface LiveView {
 
 /**
  * What the live message should show for the text received so far: everything up to a point where nothing is
- * half-written, mentions neutralised, no trailing whitespace (a message never ends in blank lines; it waits until text
- * follows). Past `limit`, only the first message of the answer as the end will cut it, which keeps what is already
- * `onScreen` (a stream cannot take text back).
+ * half-written, mentions neutralised, tables as code, no trailing whitespace (a message never ends in blank lines; it
+ * waits until text follows). Past `limit`, only the first message of the answer as the end will cut it, which keeps
+ * what is already `onScreen` (a stream cannot take text back).
  */
-export function liveView(text: string, limit: number, onScreen: string): LiveView {
-  const shown = neutraliseMentions(safePrefix(text).trimEnd());
+export function liveView(text: string, limit: number, onScreen: string, nameOf?: (userId: string) => string | undefined): LiveView {
+  const shown = toSafeMarkdown(withoutGrowingTable(safePrefix(text).trimEnd()), { resolveName: nameOf });
   if (shown.length <= limit) return { shown, full: false };
   return { shown: splitKeepingScreen(shown, limit, onScreen)[0] ?? '', full: true };
 }
@@ -56,6 +56,17 @@ export function withFooter(messages: readonly SlackMessage[], footer: readonly B
 export function composeAnswer(streamed: string, answer: string, note?: string): string {
   const body = streamed.trim() && streamed.trimEnd().endsWith(answer.trim()) ? streamed.trim() : answer.trim();
   return [body || '_(The model returned an empty answer.)_', note ? `_${note}_` : ''].filter(Boolean).join('\n\n');
+}
+
+/**
+ * The text without its trailing lines that have a pipe: they may be a table still growing (or its header), and a
+ * table shows as an aligned grid only once it is whole — a new row can widen every column, which a stream cannot
+ * take back.
+ */
+function withoutGrowingTable(text: string): string {
+  const lines = text.split('\n');
+  while (lines.length > 0 && lines.at(-1)!.includes('|')) lines.pop();
+  return lines.join('\n').trimEnd();
 }
 
 /** Text up to a point where no mention, link or entity is half-written, so neutralising it is final. */

@@ -42,6 +42,8 @@ export interface AnswerWriterOptions {
   onMessage?: (ts: string) => Promise<void>;
   /** Time and timers; the system clock unless a test drives time by hand. */
   clock?: Clock;
+  /** A person's display name, so a `<@U…>` the model writes reads "@Ana" (without pinging Ana). */
+  nameOf?: (userId: string) => string | undefined;
 }
 
 /** Well under Slack's 12,000-character markdown limit, leaving room for a note under the answer. */
@@ -53,7 +55,7 @@ const STREAM_LIMIT = 11_000;
  * streamed add up to the answer. Where Slack refuses streaming, one message is posted and edited (chat.update) at
  * most about once a second, and given its final form at the end. An answer longer than one message continues in new
  * messages, split by format/'s splitter (the first message keeps what was streamed). Mentions the model writes never
- * ping anyone.
+ * ping anyone and show the person's name; tables go as aligned code blocks.
  *
  * The decisions are the state machine in ./machine; this driver only performs them: it keeps the state, runs the
  * timer, and makes the Slack calls one at a time, feeding each outcome back before the next event.
@@ -65,6 +67,7 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
     limit: Math.min(options.streamLimit ?? STREAM_LIMIT, MARKDOWN_CHARS_PER_MESSAGE),
     flushIntervalMs: options.flushIntervalMs ?? 700,
     updateIntervalMs: options.updateIntervalMs ?? 1_000,
+    nameOf: options.nameOf,
   };
   let state = initialState(config);
   let cancelTimer: (() => void) | undefined;

@@ -9,7 +9,7 @@
  *   any phase ──finish / fail──▶ finishing ──(stopStream, postMessage, update, delete…)──▶ finished
  *                                 a failed completion ──complete-failed──▶ replace;  a failed replacement ──end-failed──▶ off
  */
-import { formatAnswerForSlack, neutraliseMentions, toSlackMessage } from '../format';
+import { formatAnswerForSlack, toSafeMarkdown, toSlackMessage } from '../format';
 import { composeAnswer, liveMessage, liveView, splitKeepingScreen, withFooter, type AnswerMessage, type Block, type LiveView } from './answer-text';
 
 export type Phase =
@@ -37,6 +37,8 @@ export interface WriterConfig {
   limit: number;
   flushIntervalMs: number;
   updateIntervalMs: number;
+  /** Display names for the mentions the model writes. */
+  nameOf?: (userId: string) => string | undefined;
 }
 
 /** What of the answer is in the thread. */
@@ -179,9 +181,9 @@ export function step(state: WriterState, event: WriterEvent, config: WriterConfi
     case 'fail':
       return beginEnd(state, event.sentence, [], config, false);
     case 'call-succeeded':
-      return state.ending ? endStepSucceeded(state, state.ending, event.ts) : liveCallSucceeded(state, event.ts, event.at);
+      return state.ending ? endStepSucceeded(state, state.ending, event.ts, config) : liveCallSucceeded(state, event.ts, event.at);
     case 'call-failed':
-      return state.ending ? endStepFailed(state, state.ending, event.error) : liveCallFailed(state, event.error);
+      return state.ending ? endStepFailed(state, state.ending, event.error, config) : liveCallFailed(state, event.error);
   }
 }
 
@@ -199,7 +201,7 @@ function discard(state: WriterState, config: WriterConfig): Step {
   if (!isShowing(state.phase)) return voided;
   // What is on screen, or will be once the call under way succeeds.
   const onScreen = [state.screen.shown, state.live?.view.shown ?? ''].reduce((a, b) => (b.length > a.length ? b : a));
-  if (onScreen === '' || liveView(next.text, config.limit, onScreen).shown.startsWith(onScreen)) return voided;
+  if (onScreen === '' || liveView(next.text, config.limit, onScreen, config.nameOf).shown.startsWith(onScreen)) return voided;
   return { state: { ...next, phase: 'diverged' }, transition: 'diverge', effects: [] };
 }
 
@@ -216,7 +218,7 @@ function flush(state: WriterState, at: number, config: WriterConfig): Step {
     return { state: { ...state, timerSet: true }, transition: 'flush-skipped', effects: [{ kind: 'arm-timer', delayMs: config.flushIntervalMs }] };
   }
   const shown = state.screen.shown;
-  const view = liveView(state.text, config.limit, shown);
+  const view = liveView(state.text, config.limit, shown, config.nameOf);
   if (!view.shown.startsWith(shown)) {
     // Shorter and a prefix: the end of the text is held back (a half-written mention), nothing is wrong.
     if (shown.startsWith(view.shown)) return skipped;
@@ -296,9 +298,9 @@ function liveCallFailed(state: WriterState, error: unknown): Step {
 function beginEnd(state: WriterState, text: string, footer: Block[], config: WriterConfig, mayComplete: boolean): Step {
   const settled: WriterState = { ...state, timerSet: false, live: undefined, ending: undefined };
   const effects: Effect[] = state.timerSet ? [{ kind: 'disarm-timer' }] : [];
-  const completion = mayComplete && state.phase !== 'diverged' ? completionSteps(state.screen, text, footer, config.limit) : undefined;
+  const completion = mayComplete && state.phase !== 'diverged' ? completionSteps(state.screen, text, footer, config) : undefined;
   if (completion) return takeNext(settled, { how: 'complete', text, footer, filled: [] }, completion, effects, 'complete-stream');
-  return takeNext(settled, { how: 'replace', text, footer, filled: [] }, replacementSteps(state.screen, text, footer), effects, 'replace-answer');
+  return takeNext(settled, { how: 'replace', text, footer, filled: [] }, replacementSteps(state.screen, text, footer, config), effects, 'replace-answer');
 }
 
 /**
@@ -306,10 +308,11 @@ function beginEnd(state: WriterState, text: string, footer: Block[], config: Wri
  * by format/'s splitter so that the first keeps what is on screen. Undefined when the stream cannot be completed:
  * nothing is streaming, or the screen shows something the answer does not begin with.
  */
-function completionSteps(screen: Screen, text: string, footer: Block[], limit: number): EndStep[] | undefined {
+function completionSteps(screen: Screen, text: string, footer: Block[], config: WriterConfig): EndStep[] | undefined {
+  const limit = config.limit;
   const ts = screen.messages[0];
   if (!screen.streamOpen || ts === undefined) return undefined;
-  const whole = neutraliseMentions(text);
+  const whole = toSafeMarkdown(text, { resolveName: config.nameOf });
   if (whole.length <= limit) {
     return whole.startsWith(screen.shown) ? [{ call: stopStream(ts, whole.slice(screen.shown.length), footer) }] : undefined;
   }
@@ -325,8 +328,8 @@ function completionSteps(screen: Screen, text: string, footer: Block[], limit: n
  * What is in the thread rewritten as the answer: the stream stopped, each message the answer already fills edited
  * into the next part, further parts posted, messages left over deleted.
  */
-function replacementSteps(screen: Screen, text: string, footer: Block[]): EndStep[] {
-  const parts = withFooter(formatAnswerForSlack(text), footer);
+function replacementSteps(screen: Screen, text: string, footer: Block[], config: WriterConfig): EndStep[] {
+  const parts = withFooter(formatAnswerForSlack(text, { resolveName: config.nameOf }), footer);
   const steps: EndStep[] = [];
   const [first] = screen.messages;
   if (screen.streamOpen && first !== undefined) {
@@ -355,7 +358,7 @@ function takeNext(state: WriterState, ending: Omit<Ending, 'current' | 'rest'>, 
   return { state: { ...state, phase: 'finishing', ending: { ...ending, current, rest } }, transition, effects: [...effects, current.call] };
 }
 
-function endStepSucceeded(state: WriterState, ending: Ending, ts: string | undefined): Step {
+function endStepSucceeded(state: WriterState, ending: Ending, ts: string | undefined, config: WriterConfig): Step {
   const call = ending.current.call;
   const screen = { ...state.screen, messages: [...state.screen.messages] };
   const effects: Effect[] = [];
@@ -367,7 +370,7 @@ function endStepSucceeded(state: WriterState, ending: Ending, ts: string | undef
       if (ending.how === 'complete') filled = [...filled, call.ts];
       break;
     case 'post':
-      if (!ts) return endStepFailed(state, ending, new Error('Slack answered chat.postMessage without a ts'));
+      if (!ts) return endStepFailed(state, ending, new Error('Slack answered chat.postMessage without a ts'), config);
       screen.messages.push(ts);
       filled = [...filled, ts];
       effects.push({ kind: 'note-message', ts });
@@ -385,7 +388,7 @@ function endStepSucceeded(state: WriterState, ending: Ending, ts: string | undef
   return takeNext({ ...state, screen }, { ...ending, filled }, rest, effects, rest.length ? 'end-step-done' : 'finished');
 }
 
-function endStepFailed(state: WriterState, ending: Ending, error: unknown): Step {
+function endStepFailed(state: WriterState, ending: Ending, error: unknown, config: WriterConfig): Step {
   const { call, tolerate } = ending.current;
   // Whether or not Slack stopped it, a stream is not stopped twice.
   const screen = call.kind === 'stop-stream' ? { ...state.screen, streamOpen: false } : state.screen;
@@ -396,7 +399,7 @@ function endStepFailed(state: WriterState, ending: Ending, error: unknown): Step
   }
   if (ending.how === 'complete') {
     const effects: Effect[] = [{ kind: 'log', level: 'warn', message: 'could not complete the streamed answer; replacing it', error }];
-    return takeNext(next, { how: 'replace', text: ending.text, footer: ending.footer, filled: [] }, replacementSteps(screen, ending.text, ending.footer), effects, 'complete-failed');
+    return takeNext(next, { how: 'replace', text: ending.text, footer: ending.footer, filled: [] }, replacementSteps(screen, ending.text, ending.footer, config), effects, 'complete-failed');
   }
   return { state: { ...next, phase: 'off', ending: undefined }, transition: 'end-failed', effects: [{ kind: 'reject', error }] };
 }

@@ -2,10 +2,11 @@ import type { MarkdownBlock } from '@slack/types';
 import { markdownToMrkdwn } from './markdown-to-mrkdwn';
 import { neutraliseMentions, type NeutraliseOptions } from './neutralise-mentions';
 import { normaliseNewlines } from './normalise-newlines';
+import { renderTablesInMarkdown } from './render-tables-in-markdown';
 import { FALLBACK_TEXT_CHARS, MARKDOWN_CHARS_PER_MESSAGE } from './slack-limits';
 import { splitForSlack } from './split-for-slack';
 
-/** The only block an answer needs: Slack renders standard markdown in it (headings, lists, code, tables). */
+/** The only block an answer needs: Slack renders standard markdown in it (headings, lists, code; tables go as code). */
 export type SlackBlock = MarkdownBlock;
 
 export interface SlackMessage {
@@ -23,8 +24,12 @@ export interface FormatAnswerOptions extends NeutraliseOptions {
 export function formatAnswerForSlack(markdown: string, options: FormatAnswerOptions = {}): SlackMessage[] {
   const maxChars = Math.min(options.maxCharsPerMessage ?? MARKDOWN_CHARS_PER_MESSAGE, MARKDOWN_CHARS_PER_MESSAGE);
   // Neutralise before splitting: escaping makes the text longer, and the limit applies to what is sent.
-  const safe = neutraliseMentions(normaliseNewlines(markdown), options);
-  return splitForSlack(safe, maxChars).map(toSlackMessage);
+  return splitForSlack(toSafeMarkdown(normaliseNewlines(markdown), options), maxChars).map(toSlackMessage);
+}
+
+/** Model-written markdown as a markdown block may show it: mentions defused (named), tables as aligned code. */
+export function toSafeMarkdown(markdown: string, options: NeutraliseOptions = {}): string {
+  return renderTablesInMarkdown(neutraliseMentions(markdown, options));
 }
 
 /** One piece of markdown that is safe to post and within the limits (a piece of a split) as a message. */

@@ -67,8 +67,11 @@ export function parseParts(text: string): Part[] {
 function linesBetween(text: string, from: number, to: number): string[] {
   let gap = text.slice(from, to);
   if (from > 0 && gap.startsWith('\n')) gap = gap.slice(1);
+  if (gap === '') return [];
+  // What is left ends with the line break before the next fence; an empty line in between (two fences a blank line
+  // apart) is still a line, so the blank survives the round trip.
   if (to < text.length && gap.endsWith('\n')) gap = gap.slice(0, -1);
-  return gap === '' ? [] : gap.split('\n');
+  return gap.split('\n');
 }
 
 function isTableStart(lines: string[], i: number): boolean {

@@ -1,20 +1,26 @@
 import { displayWidth } from './display-width';
 import { escapeMrkdwn, unescapeMrkdwn } from './escape-mrkdwn';
 import { findCodeSpans } from './find-code-spans';
+import { neutraliseMentions } from './neutralise-mentions';
 
 /**
- * A markdown table as an aligned code block: mrkdwn has no tables, and a monospaced grid is the one layout that still
- * reads as a table. Cell formatting is reduced to plain text; a link keeps its URL in parentheses.
- * Input cells are neutralised markdown (entities outside code spans), output is mrkdwn.
+ * A markdown table as an aligned code block: mrkdwn has no tables, and Slack's markdown block shows them unreliably
+ * (the project's slack skill says so), so a monospaced grid is the one layout that still reads as a table. Cell
+ * formatting is reduced to plain text; a link keeps its URL in parentheses.
+ * Input cells are neutralised markdown (entities outside code spans). The output is mrkdwn (code escaped in full,
+ * as mrkdwn wants) or, for a markdown block, a fence holding the text as the reader sees it.
  */
-export function renderTableAsCode(header: string, rows: readonly string[]): string {
+export function renderTableAsCode(header: string, rows: readonly string[], target: 'mrkdwn' | 'markdown' = 'mrkdwn'): string {
   const grid = [header, ...rows].map(splitRow).map((cells) => cells.map(toPlainCell));
   const columns = Math.max(...grid.map((cells) => cells.length));
   const widths = Array.from({ length: columns }, (_, c) => Math.max(1, ...grid.map((cells) => displayWidth(cells[c] ?? ''))));
   const line = (cells: string[]) => widths.map((w, c) => pad(cells[c] ?? '', w)).join(' | ').trimEnd();
   const [head = [], ...body] = grid;
   const text = [line(head), widths.map((w) => '-'.repeat(w)).join('-+-'), ...body.map(line)].join('\n');
-  return '```\n' + escapeMrkdwn(text) + '\n```';
+  if (target === 'mrkdwn') return '```\n' + escapeMrkdwn(text) + '\n```';
+  // Unescaping the cells may have spelt a Slack token again (`&lt;!here&gt;` → `<!here>`); inside code the neutraliser
+  // defuses only real tokens, so the grid stays as it is.
+  return neutraliseMentions('```\n' + text + '\n```');
 }
 
 /** `| a | b |` → ["a", "b"]; an escaped `\|`, or a pipe inside a code span, stays inside its cell. */

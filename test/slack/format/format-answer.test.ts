@@ -22,11 +22,23 @@ const ANSWER = [
 ].join('\n');
 
 describe('formatAnswerForSlack', () => {
+  it('sends a table as an aligned grid in the markdown block, its cells plain and any Slack token in them defused', () => {
+    const [message] = formatAnswerForSlack('Before.\n\n| who | note |\n|:--|--:|\n| **Ana** | &lt;!here&gt; |\n| `a|b` | [docs](https://x.example) |\n\nAfter.');
+    expect(message!.blocks).toEqual([
+      {
+        type: 'markdown',
+        text: ['Before.', '', '```', 'who | note', '----+-------------------------', 'Ana | <\u200b!here>', 'a|b | docs (https://x.example)', '```', '', 'After.'].join('\n'),
+      },
+    ]);
+  });
+
   it('posts a short answer as one message: the markdown as Slack renders it, mrkdwn as the fallback text', () => {
     const [message, ...more] = formatAnswerForSlack(ANSWER);
     expect(more).toEqual([]);
-    // Headings, bold, lists, links, code fences and tables are left for the markdown block to render.
-    expect(message!.blocks).toEqual([{ type: 'markdown', text: ANSWER }]);
+    // Headings, bold, lists, links and code fences are left for the markdown block to render; the table becomes the
+    // fallback's aligned grid, since the markdown block shows tables unreliably.
+    const grid = ['```', 'step    | took', '--------+-----', 'migrate | 31 s', '```'].join('\n');
+    expect(message!.blocks).toEqual([{ type: 'markdown', text: ANSWER.replace('| step | took |\n|------|------|\n| migrate | 31 s |', grid) }]);
     expect(message!.text).toBe(
       [
         '*Why the deploy failed*',
