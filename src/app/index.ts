@@ -20,7 +20,11 @@ import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
 import type { DatabaseHandle } from '../store/database';
-import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
+import { openDatabaseWhenReachable } from './database/wait-for-database';
+import { checkSlackTokens } from './check-slack';
+import { StartupError } from './startup-error';
+
+export { StartupError };
 import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
 import { createFileSearch } from './file-search';
@@ -60,6 +64,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey],
     });
   const now = options.now ?? Date.now;
+  // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
+  await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
   let database: DatabaseHandle;
   try {
@@ -68,10 +74,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       (await openDatabaseWhenReachable(
         config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
         logger,
+        config.storage.databaseWaitMs,
       ));
   } catch (error) {
     skills.close();
-    if (error instanceof DatabaseUnreachableError) throw new StartupError(error.message);
     throw error;
   }
   const ownsDatabase = !options.database;
@@ -116,7 +122,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   } catch (error) {
     if (ownsDatabase) await database.close();
     skills.close();
-    throw new StartupError(`Slack refused the bot token (${describeSlackError(error)}). Check SLACK_BOT_TOKEN and SLACK_API_URL.`);
+    if (error instanceof StartupError) throw error;
+    throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
   }
   const identity = await app.client.auth.test();
   const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
@@ -171,6 +178,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     policy: {
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,
+      allowDirectMessages: config.slack.allowDirectMessages,
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
     },
     onQueued: () => worker.wake(),
@@ -240,10 +248,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   };
 }
 
-/** A start-up failure with a sentence for the person starting the bot. */
-export class StartupError extends Error {
-  override readonly name = 'StartupError';
-}
 
 function describeSlackError(error: unknown): string {
   const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;
