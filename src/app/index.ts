@@ -15,7 +15,11 @@ import { createRunWorker } from '../runs/run-worker';
 import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
-import { registerListeners } from '../slack/listeners';
+import { recoverQuestions, registerListeners } from '../slack/listeners';
+import { validateSlackPayload } from '../slack/payload-schemas';
+import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
+import { sweepExpiredContent } from '../store/retention';
+import { createRecordedDeliveries } from './recorded-deliveries';
 import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
@@ -62,6 +66,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     createLogger({
       level: config.logLevel,
       secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey],
+      messageText: config.logMessageText,
     });
   const now = options.now ?? Date.now;
   // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
@@ -99,6 +104,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 10_000, maxRetryTime: 60_000 },
     timeout: 20_000,
   };
+  const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  // Bound below, once the intake exists; no delivery arrives before app.start().
+  let recorded: ReturnType<typeof createRecordedDeliveries> | undefined;
   let receiver: ThreadedHttpReceiver | undefined;
   let healthServer: Server | undefined;
   if (config.slack.mode === 'http') {
@@ -106,6 +114,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       signingSecret: config.slack.signingSecret!,
       logger: logger.child({ component: 'slack' }),
       health: checkHealth,
+      journal: { openPort: () => database.openQueryPort(), sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId },
+      validate: validateSlackPayload,
+      onDelivered: (deliveryId) => recorded?.onDelivered(deliveryId),
     });
   }
   const app = new App({
@@ -165,7 +176,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   });
   const worker = createRunWorker({
     db: database.db,
-    owner: options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
+    owner: replicaId,
     logger,
     leaseMs: options.leaseMs ?? config.runLeaseMs,
     pollMs: options.pollMs ?? 2_000,
@@ -191,13 +202,25 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       });
     },
     onFiles: (trigger, threadId) => {
-      void threads
-        .messages(trigger.channelId, trigger.threadTs)
-        .then((messages) => files.prefetch(threadId, messages))
-        .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+      void (async () => {
+        const messages = await threads.messages(trigger.channelId, trigger.threadTs);
+        // With the authors' names, as a run registers them: files read ahead of time are not "from someone".
+        const authors = messages.flatMap((message) => (message.files?.length && message.user ? [message.user] : []));
+        await files.prefetch(threadId, messages, await threads.names([...new Set(authors)]));
+      })().catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
-  registerListeners(app, { db: database.db, intake, bot, replyWithoutMention: config.slack.replyWithoutMention, skills: () => skills.list(), logger });
+  const listenerDeps = { db: database.db, intake, bot, replyWithoutMention: config.slack.replyWithoutMention, skills: () => skills.list(), logger, replicaId };
+  registerListeners(app, listenerDeps);
+  recorded = createRecordedDeliveries({
+    db: database.db,
+    replicaId,
+    leaseMs: options.leaseMs ?? config.runLeaseMs,
+    logger,
+    tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
+    replay: receiver ? (deliveries) => receiver!.replay(deliveries) : undefined,
+    recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
+  });
   app.error(async (error) => {
     logger.error('unhandled error in a Slack listener', { error });
   });
@@ -219,12 +242,23 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
   // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
   countTokens('threadwise', model.name);
+  // What a process that died had acknowledged is picked up before new work: its questions were asked first.
+  await recorded.start();
   worker.start();
-  // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
-  const pruning = setInterval(() => {
+  const housekeeping = () => {
+    // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
     pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
-  }, 60 * 60_000);
+    if (config.retentionDays > 0) {
+      sweepExpiredContent(database.db, config.retentionDays).then(
+        (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
+        (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
+      );
+    }
+  };
+  const pruning = setInterval(housekeeping, 60 * 60_000);
   pruning.unref();
+  const firstSweep = setTimeout(housekeeping, 60_000);
+  firstSweep.unref();
   logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: model.name });
 
   return {
@@ -234,12 +268,14 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
+      clearTimeout(firstSweep);
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
       healthServer?.close();
       // Messages already acknowledged get the grace period to reach the database (it may be down right now).
       const lost = await intake.drain(graceMs);
       if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
+      await recorded!.stop();
       await worker.stop(Math.max(0, deadline - Date.now()));
       await extractor.close();
       skills.close();

@@ -37,6 +37,11 @@ export interface Intake {
   drain(timeoutMs?: number): Promise<number>;
   /** Messages accepted but not yet written. */
   pending(): number;
+  /**
+   * Whether a message of this recorded delivery was submitted (its record is then settled with its run); asked once
+   * per delivery, after the app has processed it. A delivery the intake never saw is for the caller to forget.
+   */
+  tookDelivery(deliveryId: string): boolean;
 }
 
 interface Held {
@@ -69,6 +74,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
   let writer: Promise<void> | undefined;
   let closed = false;
   let wakeWriter: (() => void) | undefined;
+  const takenDeliveries = new Set<string>();
 
   const whereOf = ({ item: { trigger, eventId } }: Held) => ({
     channel: trigger.channelId,
@@ -81,7 +87,8 @@ export function createIntake(deps: IntakeDependencies): Intake {
   const act = async (trigger: Trigger, admission: Admission) => {
     const where = { channel: trigger.channelId, threadTs: trigger.threadTs, ts: trigger.messageTs };
     if (admission.kind === 'refused') {
-      deps.logger.info('message refused', { ...where, user: trigger.userId, reason: admission.refusal.reason });
+      deps.logger.info('message refused', { ...where, user: trigger.userId, reason: admission.refusal.reason, told: admission.tell });
+      if (!admission.tell) return;
       await deps.onRefused(trigger, admission.refusal).catch((error) =>
         deps.logger.warn('could not tell a user they were refused', { ...where, error }),
       );
@@ -200,6 +207,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
   return {
     submit(item) {
       const { trigger } = item;
+      if (item.deliveryId) takenDeliveries.add(item.deliveryId);
       if (closed) {
         deps.logger.error('message arrived while shutting down; not recorded', { channel: trigger.channelId, ts: trigger.messageTs });
         return;
@@ -233,6 +241,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
       return lost;
     },
     pending: () => queue.length,
+    tookDelivery: (deliveryId) => takenDeliveries.delete(deliveryId),
   };
 }
 

@@ -12,6 +12,11 @@ export interface DatabaseHandle {
   driver: 'pglite' | 'postgres';
   /** Resolves when the database answers a trivial query; rejects otherwise. For /healthz. */
   ping(): Promise<void>;
+  /**
+   * A port another thread sends { id, op: 'query', sql, params } to and gets { id, ok, error? } back from, answered
+   * off the main thread (by the embedded database's thread, or a small pool of its own for PostgreSQL).
+   */
+  openQueryPort(): import('node:worker_threads').MessagePort;
   close(): Promise<void>;
 }
 

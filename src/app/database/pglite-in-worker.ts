@@ -9,11 +9,13 @@
  * transaction); transactions stay open in the worker until the callback here settles, so PGlite's own lock
  * orders them against everything else, as it did in-process.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
 export interface PgliteThread {
   /** Give it to `drizzle()` from drizzle-orm/pglite in place of a PGlite instance. */
   client: WorkerPgliteClient;
+  /** A port another thread can send { id, op: 'query', sql, params } to, answered by the database's thread directly. */
+  openPort(): MessagePort;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,11 @@ export async function startPgliteThread(dataDir: string | undefined): Promise<Pg
 
   return {
     client,
+    openPort() {
+      const { port1, port2 } = new MessageChannel();
+      worker.postMessage({ op: 'attach', port: port2 }, [port2]);
+      return port1;
+    },
     async close() {
       if (!stopped) await call({ op: 'close' });
       stop(new Error('The embedded database is closed.'));

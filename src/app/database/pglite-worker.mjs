@@ -25,13 +25,18 @@ try {
   parentPort.postMessage({ id: 0, ok: false, error: describeError(error) });
 }
 
-parentPort.on('message', async (message) => {
-  try {
-    parentPort.postMessage({ id: message.id, ok: true, result: await handle(message) });
-  } catch (error) {
-    parentPort.postMessage({ id: message.id, ok: false, error: describeError(error) });
-  }
-});
+/** Answers one port: the main thread's, or one attached for another thread (the HTTP receiver's delivery journal). */
+function serve(port) {
+  port.on('message', async (message) => {
+    if (message.op === 'attach') return serve(message.port);
+    try {
+      port.postMessage({ id: message.id, ok: true, result: await handle(message) });
+    } catch (error) {
+      port.postMessage({ id: message.id, ok: false, error: describeError(error) });
+    }
+  });
+}
+serve(parentPort);
 
 async function handle(message) {
   switch (message.op) {

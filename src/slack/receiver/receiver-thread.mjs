@@ -12,11 +12,12 @@
  *
  * Plain JavaScript: it runs without tsx. Its messages: see ThreadMessage in threaded-http-receiver.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from './signed-request.mjs';
 
-const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs } = workerData;
+const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs, journal } = workerData;
 
 /** Requests waiting for the main thread: an app's ack(), or a health check. */
 const waiting = new Map();
@@ -63,8 +64,9 @@ async function handle(req, res) {
   try {
     body = parseSlackBody(rawBody, single(req.headers['content-type']));
   } catch (error) {
-    log('warn', 'refused a signed request whose body could not be read', { reason: error instanceof Error ? error.message : String(error) });
-    return void res.writeHead(400).end();
+    // Acknowledged all the same: Slack would only send the same unreadable body again.
+    log('warn', 'dropped a signed request whose body could not be read', { reason: error instanceof Error ? error.message : String(error) });
+    return void res.writeHead(200).end();
   }
 
   const retry = retryOf(req.headers);
@@ -80,11 +82,27 @@ async function handle(req, res) {
         minuteRateLimited: body.minute_rate_limited,
       });
       return;
-    case 'event':
-      // Acknowledged before the app sees it: nothing the app does can change an Events API response.
+    case 'event': {
+      // Slack never redelivers an event it got a 200 for: the 200 goes out only once the delivery is recorded in
+      // the database, from where a process that dies before the run row exists is replayed. Nothing the app does
+      // can change an Events API response, so the app sees it after the 200.
+      if (!journal) {
+        res.writeHead(200).end();
+        post({ type: 'request', body, ...retry });
+        return;
+      }
+      let deliveryId;
+      try {
+        deliveryId = await recordDelivery(body, retry);
+      } catch (error) {
+        // Not recorded, not acknowledged: Slack retries it (and the event-id dedupe keeps a late write harmless).
+        logJournalFailure(error);
+        return void res.writeHead(503).end();
+      }
       res.writeHead(200).end();
-      post({ type: 'request', body, ...retry });
+      post({ type: 'request', body, ...retry, deliveryId });
       return;
+    }
     case 'needs_app':
       return askMainThread(res, { type: 'request', body, ...retry }, ackTimeoutMs, () => {
         // As Bolt's own receiver does when no listener acknowledges in time.
@@ -92,6 +110,73 @@ async function handle(req, res) {
         res.writeHead(404).end();
       });
   }
+}
+
+// ---- the delivery journal: a query port to the database (its own thread), group-committed ----
+
+/** Deliveries waiting for the next insert: whatever arrives while one insert runs goes into the next. */
+const unrecorded = [];
+let recording = false;
+const journalCalls = new Map();
+let nextJournalCall = 1;
+let lastJournalFailureLog = 0;
+
+if (journal) {
+  journal.port.on('message', ({ id, ok, error }) => {
+    const call = journalCalls.get(id);
+    if (!call) return;
+    journalCalls.delete(id);
+    clearTimeout(call.timer);
+    if (ok) call.resolve();
+    else call.reject(new Error(error?.message ?? 'the database refused the delivery'));
+  });
+}
+
+function recordDelivery(body, retry) {
+  return new Promise((resolve, reject) => {
+    unrecorded.push({ id: randomUUID(), body, retry, resolve, reject });
+    if (!recording) {
+      recording = true;
+      // One turn first: the rest of a burst read in this turn joins the same insert.
+      setImmediate(writeDeliveries);
+    }
+  });
+}
+
+async function writeDeliveries() {
+  while (unrecorded.length > 0) {
+    const batch = unrecorded.splice(0, 200);
+    const rows = batch.map(({ id, body, retry }) => ({ id, receivedBy: journal.receivedBy, body, ...retry }));
+    try {
+      await journalQuery(journal.sql, [JSON.stringify(rows)]);
+      for (const delivery of batch) delivery.resolve(delivery.id);
+    } catch (error) {
+      for (const delivery of batch) delivery.reject(error);
+    }
+  }
+  recording = false;
+}
+
+/** One statement on the journal's port; rejects after `journal.timeoutMs`, within Slack's 3 s. */
+function journalQuery(sql, params) {
+  const id = nextJournalCall++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      journalCalls.delete(id);
+      reject(new Error(`the database did not record the delivery within ${journal.timeoutMs} ms`));
+    }, journal.timeoutMs);
+    journalCalls.set(id, { resolve, reject, timer });
+    journal.port.postMessage({ id, op: 'query', sql, params });
+  });
+}
+
+/** One line per outage, not one per delivery. */
+function logJournalFailure(error) {
+  if (Date.now() - lastJournalFailureLog < 10_000) return;
+  lastJournalFailureLog = Date.now();
+  log('error', 'could not record deliveries from Slack; answering 503 so that Slack delivers them again', {
+    error: error instanceof Error ? error.message : String(error),
+  });
 }
 
 /** Posts `message` with a fresh id; the main thread's `respond` with that id answers `res`, unless `timeoutMs` passes first. */
@@ -141,7 +226,10 @@ parentPort.on('message', (message) => {
   else if (message.type === 'close') {
     // No new connections; idle keep-alive ones are closed, requests in progress finish (an ack from the app, or
     // its timeout). Every request handed over so far was posted before 'closed', so the app has them all.
-    server.close(() => post({ type: 'closed' }));
+    server.close(() => {
+      journal?.port.close();
+      post({ type: 'closed' });
+    });
     server.closeIdleConnections();
   }
 });
