@@ -110,6 +110,7 @@ export type PayloadVerdict = { ok: true } | { ok: false; kind: string; problem: 
  * (an event type or command threadwise does not subscribe to): dropped without a warning.
  */
 export function validateSlackPayload(body: Record<string, unknown>): PayloadVerdict {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, kind: 'unknown', problem: 'body: not an object' };
   if (body.type === 'event_callback' || 'event' in body) {
     const envelope = eventEnvelope.safeParse(body);
     if (!envelope.success) return refuse('event', envelope.error);
