@@ -20,7 +20,15 @@ let database;
 
 try {
   database = await PGlite.create(workerData.dataDir ?? undefined);
-  parentPort.postMessage({ id: 0, ok: true, result: 'ready' });
+  if (workerData.initOnly) {
+    // Creating a database (initdb) grows PGlite's WebAssembly memory to ~850 MB, and WebAssembly memory never
+    // shrinks: this thread only creates it and is then ended, which gives that memory back; the database's real
+    // thread reopens it at ~300 MB.
+    await database.close();
+    parentPort.postMessage({ id: 0, ok: true, result: 'initialised' });
+  } else {
+    parentPort.postMessage({ id: 0, ok: true, result: 'ready' });
+  }
 } catch (error) {
   parentPort.postMessage({ id: 0, ok: false, error: describeError(error) });
 }
