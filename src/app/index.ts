@@ -20,6 +20,8 @@ import { validateSlackPayload } from '../slack/payload-schemas';
 import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
 import { sweepExpiredContent } from '../store/retention';
 import { createRecordedDeliveries } from './recorded-deliveries';
+import { importLeftoverJournal } from './delivery-journal-files';
+import path from 'node:path';
 import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
@@ -105,6 +107,18 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     timeout: 20_000,
   };
   const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  // The embedded database is a file in DATA_DIR that one process owns: its deliveries are journaled to a file beside
+  // it, which no database lock or busy event loop can hold up. PostgreSQL, shared by replicas, records them itself.
+  const journalDir = database.driver === 'pglite' && ownsDatabase ? path.resolve(config.storage.dataDir, 'deliveries') : undefined;
+  if (journalDir) {
+    try {
+      await importLeftoverJournal(database.db, journalDir, logger);
+    } catch (error) {
+      if (ownsDatabase) await database.close();
+      skills.close();
+      throw new StartupError(`DATA_DIR: could not read the delivery journal in ${journalDir} (${error instanceof Error ? error.message : String(error)}); check that the folder is readable and writable`);
+    }
+  }
   // Bound below, once the intake exists; no delivery arrives before app.start().
   let recorded: ReturnType<typeof createRecordedDeliveries> | undefined;
   let receiver: ThreadedHttpReceiver | undefined;
@@ -114,7 +128,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       signingSecret: config.slack.signingSecret!,
       logger: logger.child({ component: 'slack' }),
       health: checkHealth,
-      journal: { openPort: () => database.openQueryPort(), sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId },
+      journal: journalDir
+        ? { kind: 'file', dir: journalDir, receivedBy: replicaId }
+        : { kind: 'port', openPort: () => database.openQueryPort(), sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId },
       validate: validateSlackPayload,
       onDelivered: (deliveryId) => recorded?.onDelivered(deliveryId),
     });
@@ -193,6 +209,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
     },
     onQueued: () => worker.wake(),
+    onSettled: (deliveryIds) => receiver?.settle(deliveryIds),
     onRefused: async (trigger, refusal) => {
       await app.client.chat.postEphemeral({
         channel: trigger.channelId,
@@ -218,6 +235,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     leaseMs: options.leaseMs ?? config.runLeaseMs,
     logger,
     tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
+    onForgotten: (deliveryIds) => receiver?.settle(deliveryIds),
     replay: receiver ? (deliveries) => receiver!.replay(deliveries) : undefined,
     recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
   });

@@ -23,6 +23,8 @@ export interface RecordedDeliveriesOptions {
   logger: Logger;
   /** Whether the intake took this delivery (it then settles the record with the run). */
   tookDelivery(deliveryId: string): boolean;
+  /** Deliveries that needed no run: told to the journal that recorded them (a file journal deletes its segments). */
+  onForgotten?: (deliveryIds: string[]) => void;
   /** Hands deliveries to Bolt again; undefined where there is no HTTP receiver (Socket Mode records none). */
   replay?: (deliveries: StoredDelivery[]) => void;
   recoverQuestions(questions: PendingQuestion[]): Promise<void>;
@@ -41,6 +43,7 @@ export function createRecordedDeliveries(options: RecordedDeliveriesOptions) {
     forgetTimer = undefined;
     const ids = [...toForget];
     toForget.clear();
+    options.onForgotten?.(ids);
     // Left in the table on failure: a later replay finds them handled (event-id dedupe) and forgets them then.
     await forgetDeliveries(db, ids).catch((error) => logger.debug('could not forget settled deliveries', { count: ids.length, error }));
   };

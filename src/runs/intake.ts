@@ -15,6 +15,8 @@ export interface IntakeDependencies {
   onQueued: () => void;
   /** Someone was turned away (allowlist, rate limit): tell them, politely. */
   onRefused: (trigger: Trigger, refusal: AccessRefusal) => Promise<void>;
+  /** These recorded deliveries are decided and written (or given up): their record of receipt can go. */
+  onSettled?: (deliveryIds: string[]) => void;
   /** Files arrived in an answered thread: extract them ahead of the question. */
   onFiles?: (trigger: Trigger, threadId: number) => void;
   /** Backoff while the database is unreachable; the last delay repeats. */
@@ -122,6 +124,11 @@ export function createIntake(deps: IntakeDependencies): Intake {
     return batch;
   };
 
+  const settled = (held: Held[]) => {
+    const ids = held.flatMap(({ item }) => (item.deliveryId ? [item.deliveryId] : []));
+    if (ids.length > 0) deps.onSettled?.(ids);
+  };
+
   const remove = (written: Held[]) => {
     const gone = new Set(written);
     const kept = queue.filter((held) => !gone.has(held));
@@ -139,6 +146,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
     const where = whereOf(held);
     if (isRefusedByDatabase(error)) {
       remove(batch);
+      settled(batch);
       deps.logger.error('the database refused an incoming message; it will not be answered', { ...where, error });
       return;
     }
@@ -188,6 +196,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
           continue;
         }
         remove(batch);
+        settled(batch);
         batch.forEach((held, i) =>
           act(held.item.trigger, admissions[i]!).catch((error) => deps.logger.error('could not act on an incoming message', { ...whereOf(held), error })),
         );

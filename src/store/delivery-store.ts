@@ -115,3 +115,20 @@ export async function settleRecorded(db: Database, deliveryIds: readonly string[
   if (deliveryIds.length > 0) await db.delete(slackDeliveries).where(inArray(slackDeliveries.id, [...deliveryIds]));
   if (questionIds.length > 0) await db.delete(pendingQuestions).where(inArray(pendingQuestions.id, [...questionIds]));
 }
+
+/**
+ * Deliveries read back from a file journal a dead process left (embedded database): into the table, under a
+ * receiver id no live replica has, so that the next scan replays them. Ones already handled replay as duplicates.
+ */
+export async function importDeliveries(db: Database, receivedBy: string, deliveries: readonly StoredDelivery[]): Promise<void> {
+  for (let start = 0; start < deliveries.length; start += 500) {
+    const rows = deliveries.slice(start, start + 500).map((delivery) => ({
+      id: delivery.id,
+      receivedBy,
+      body: delivery.body,
+      retryNum: delivery.retryNum ?? null,
+      retryReason: delivery.retryReason ?? null,
+    }));
+    await db.insert(slackDeliveries).values(rows).onConflictDoNothing();
+  }
+}

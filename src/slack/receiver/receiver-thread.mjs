@@ -13,7 +13,9 @@
  * Plain JavaScript: it runs without tsx. Its messages: see ThreadMessage in threaded-http-receiver.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdir, open, unlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from './signed-request.mjs';
 
@@ -112,16 +114,18 @@ async function handle(req, res) {
   }
 }
 
-// ---- the delivery journal: a query port to the database (its own thread), group-committed ----
+// ---- the delivery journal: group-committed, either to the database through a query port (PostgreSQL, shared by
+// the replicas) or to a local append-only file (the embedded database, itself a file in DATA_DIR: as durable, and
+// free of the database's lock, which a transaction of the main thread can hold across a busy event loop) ----
 
-/** Deliveries waiting for the next insert: whatever arrives while one insert runs goes into the next. */
+/** Deliveries waiting for the next write: whatever arrives while one write runs goes into the next. */
 const unrecorded = [];
 let recording = false;
 const journalCalls = new Map();
 let nextJournalCall = 1;
 let lastJournalFailureLog = 0;
 
-if (journal) {
+if (journal?.kind === 'port') {
   journal.port.on('message', ({ id, ok, error }) => {
     const call = journalCalls.get(id);
     if (!call) return;
@@ -137,7 +141,7 @@ function recordDelivery(body, retry) {
     unrecorded.push({ id: randomUUID(), body, retry, resolve, reject });
     if (!recording) {
       recording = true;
-      // One turn first: the rest of a burst read in this turn joins the same insert.
+      // One turn first: the rest of a burst read in this turn joins the same write.
       setImmediate(writeDeliveries);
     }
   });
@@ -148,7 +152,8 @@ async function writeDeliveries() {
     const batch = unrecorded.splice(0, 200);
     const rows = batch.map(({ id, body, retry }) => ({ id, receivedBy: journal.receivedBy, body, ...retry }));
     try {
-      await journalQuery(journal.sql, [JSON.stringify(rows)]);
+      if (journal.kind === 'file') await appendToSegment(rows);
+      else await journalQuery(journal.sql, [JSON.stringify(rows)]);
       for (const delivery of batch) delivery.resolve(delivery.id);
     } catch (error) {
       for (const delivery of batch) delivery.reject(error);
@@ -168,6 +173,65 @@ function journalQuery(sql, params) {
     journalCalls.set(id, { resolve, reject, timer });
     journal.port.postMessage({ id, op: 'query', sql, params });
   });
+}
+
+/**
+ * The file journal: segments of JSON lines in journal.dir, each synced to disk before its deliveries are
+ * acknowledged. A segment is deleted once every delivery in it is settled (the main thread says so) and a newer
+ * one is being written; what a dead process leaves is imported into the database by the next start and replayed.
+ */
+const segments = new Map();
+const segmentOfDelivery = new Map();
+let current;
+let segmentCounter = 0;
+
+async function appendToSegment(rows) {
+  if (!current || current.entries >= 1_000 || Date.now() - current.openedAt > 10_000) await rotateSegment();
+  const segment = current;
+  for (const row of rows) {
+    segment.pending.add(row.id);
+    segmentOfDelivery.set(row.id, segment);
+  }
+  segment.entries += rows.length;
+  await segment.handle.write(rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
+  await segment.handle.datasync();
+}
+
+async function rotateSegment() {
+  const previous = current;
+  await mkdir(journal.dir, { recursive: true });
+  const name = path.join(journal.dir, `${Date.now()}-${process.pid}-${++segmentCounter}.jsonl`);
+  current = { name, handle: await open(name, 'a'), pending: new Set(), entries: 0, openedAt: Date.now(), closed: false };
+  segments.set(name, current);
+  if (previous) {
+    previous.closed = true;
+    await previous.handle.close();
+    await dropIfSettled(previous);
+  }
+}
+
+async function dropIfSettled(segment) {
+  if (!segment.closed || segment.pending.size > 0 || !segments.has(segment.name)) return;
+  segments.delete(segment.name);
+  await unlink(segment.name).catch(() => {});
+}
+
+function settle(ids) {
+  for (const id of ids) {
+    const segment = segmentOfDelivery.get(id);
+    if (!segment) continue;
+    segmentOfDelivery.delete(id);
+    segment.pending.delete(id);
+    void dropIfSettled(segment);
+  }
+}
+
+async function closeJournal() {
+  if (journal?.kind === 'port') return journal.port.close();
+  if (!current) return;
+  current.closed = true;
+  await current.handle.close().catch(() => {});
+  await dropIfSettled(current);
 }
 
 /** One line per outage, not one per delivery. */
@@ -223,12 +287,12 @@ function single(value) {
 
 parentPort.on('message', (message) => {
   if (message.type === 'respond') respond(message);
+  else if (message.type === 'settled') settle(message.ids);
   else if (message.type === 'close') {
     // No new connections; idle keep-alive ones are closed, requests in progress finish (an ack from the app, or
     // its timeout). Every request handed over so far was posted before 'closed', so the app has them all.
     server.close(() => {
-      journal?.port.close();
-      post({ type: 'closed' });
+      void closeJournal().finally(() => post({ type: 'closed' }));
     });
     server.closeIdleConnections();
   }

@@ -27,7 +27,10 @@ export interface ThreadedHttpReceiverOptions {
    * thread (it speaks { id, op: 'query', sql, params } → { id, ok, error? }), the insert to run on it, and this
    * process's replica id. Without it, deliveries are acknowledged unrecorded.
    */
-  journal?: { openPort(): MessagePort; sql: string; receivedBy: string; timeoutMs?: number };
+  journal?:
+    | { kind: 'port'; openPort(): MessagePort; sql: string; receivedBy: string; timeoutMs?: number }
+    /** Segments of JSON lines in `dir`, synced before the 200; settle() lets the thread delete them. */
+    | { kind: 'file'; dir: string; receivedBy: string };
   /**
    * Says which payloads reach Bolt. A body it refuses is acknowledged (200, empty) and dropped with one log line;
    * its sentence says what was wrong, never what the payload said.
@@ -71,6 +74,8 @@ export interface ThreadedHttpReceiver {
   stop(): Promise<void>;
   /** Hands recorded deliveries to Bolt as if they had just arrived (already acknowledged). */
   replay(deliveries: ReplayedDelivery[]): void;
+  /** These deliveries need their record no more (their run is written, or they needed none): file journal only. */
+  settle(deliveryIds: string[]): void;
 }
 
 /** What the thread posts to the main thread. */
@@ -146,7 +151,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
   const spawn = (listenOn: number) =>
     new Promise<void>((resolve, reject) => {
       // Each thread gets a port of its own: a port moves with the thread it was given to, and dies with it.
-      const journalPort = options.journal?.openPort();
+      const journalPort = options.journal?.kind === 'port' ? options.journal.openPort() : undefined;
       const thread = new Worker(new URL('./receiver-thread.mjs', import.meta.url), {
         workerData: {
           signingSecret: options.signingSecret,
@@ -156,12 +161,16 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
           bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
           ackTimeoutMs: options.ackTimeoutMs ?? 3_001,
           healthTimeoutMs: options.healthTimeoutMs ?? 10_000,
-          journal: journalPort && {
-            port: journalPort,
-            sql: options.journal!.sql,
-            receivedBy: options.journal!.receivedBy,
-            timeoutMs: options.journal!.timeoutMs ?? 2_500,
-          },
+          journal:
+            options.journal?.kind === 'file'
+              ? { kind: 'file', dir: options.journal.dir, receivedBy: options.journal.receivedBy }
+              : journalPort && {
+                  kind: 'port',
+                  port: journalPort,
+                  sql: options.journal!.sql,
+                  receivedBy: options.journal!.receivedBy,
+                  timeoutMs: options.journal!.timeoutMs ?? 2_500,
+                },
         },
         transferList: journalPort ? [journalPort] : [],
       });
@@ -218,6 +227,9 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
       stopping = false;
       await spawn(listenOn);
       return { port };
+    },
+    settle(deliveryIds) {
+      if (options.journal?.kind === 'file' && deliveryIds.length > 0) worker?.postMessage({ type: 'settled', ids: deliveryIds });
     },
     replay(deliveries) {
       for (const delivery of deliveries) {
