@@ -12,7 +12,7 @@ const tiers = [
   ['context'],
   ['agent'],
   ['tools'],
-  ['skills', 'store', 'config'], // underneath everything
+  ['skills', 'store', 'config', 'mcp'], // underneath everything
   ['logging', 'runtime'],
   ['core'], // shared vocabulary: types, errors, tiny pure helpers
 ];

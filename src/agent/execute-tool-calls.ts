@@ -6,7 +6,8 @@ import { parseLenientJson, parseToolArguments } from '../tools/parse-arguments';
 import type { RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
 import { errorCode } from '../core/errors';
-import { toolFailureContent, type ToolFailure, type ToolFailureKind } from '../core/tool-failure';
+import { toolFailureContent, toolFailureSummary, type ToolFailure, type ToolFailureKind } from '../core/tool-failure';
+import type { ApprovalDecision, AwaitingCall } from '../core/approval';
 
 export interface ToolCallOutcome {
   call: ToolCall;
@@ -33,6 +34,17 @@ export interface ExecuteToolCallsInput {
   now: () => number;
   onEvent: (event: AgentEvent) => void;
   recordStep: (step: RunStepRecord) => void;
+  /** Decisions on calls that needed approval, by call id; a call that needs one and has none is not run. */
+  decisions?: ReadonlyMap<string, ApprovalDecision>;
+  /** For the sentences about decisions. */
+  timeZone?: string;
+}
+
+export interface ToolRound {
+  /** Calls that ran or were refused, in the order the model asked. */
+  outcomes: ToolCallOutcome[];
+  /** Calls that wait for a person's decision: not run, no result yet. */
+  awaiting: AwaitingCall[];
 }
 
 /**
@@ -40,13 +52,15 @@ export interface ExecuteToolCallsInput {
  * failure or a timeout each become a result text the model can act on, in the order the model asked. The calls that
  * do run are announced together in one `tools_started` event (one status line for the round).
  */
-export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<ToolCallOutcome[]> {
+export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<ToolRound> {
   const prepared = input.calls.map((call) => prepare(call, input));
   const runnable = prepared.filter((p): p is Runnable => 'tool' in p);
   if (runnable.length > 0) {
     input.onEvent({ type: 'tools_started', calls: runnable.map((p) => ({ name: p.call.name, progress: p.progress })) });
   }
-  return Promise.all(prepared.map((p) => ('tool' in p ? run(p, input) : p.outcome)));
+  const awaiting = prepared.flatMap((p) => ('awaiting' in p ? [p.awaiting] : []));
+  const outcomes = await Promise.all(prepared.flatMap((p) => ('tool' in p ? [run(p, input)] : 'outcome' in p ? [p.outcome] : [])));
+  return { outcomes, awaiting };
 }
 
 interface Runnable {
@@ -59,13 +73,15 @@ interface Runnable {
   timeoutMs: number;
   context: ToolContext;
   started: number;
+  /** For an approved call: claims its one execution first. */
+  claim?: () => Promise<boolean>;
 }
 
 /** Validates one call and counts it against the repeated-call guard; a refusal is already its outcome. */
-function prepare(call: ToolCall, input: ExecuteToolCallsInput): Runnable | { outcome: Promise<ToolCallOutcome> } {
+function prepare(call: ToolCall, input: ExecuteToolCallsInput): Runnable | { outcome: Promise<ToolCallOutcome> } | { awaiting: AwaitingCall } {
   const started = input.now();
-  const refuse = (kind: ToolFailureKind, sentence: string, args: unknown) => ({
-    outcome: Promise.resolve(record(input, failed(call, args, { kind, sentence }), args, started)),
+  const refuse = (kind: ToolFailureKind, sentence: string, args: unknown, summary?: string) => ({
+    outcome: Promise.resolve(record(input, failed(call, args, { kind, sentence, summary }), args, started)),
   });
   const tool = input.registry.get(call.name);
   if (!tool) {
@@ -79,18 +95,27 @@ function prepare(call: ToolCall, input: ExecuteToolCallsInput): Runnable | { out
   input.seenCalls.set(key, seen);
   if (seen >= input.maxIdenticalCalls) {
     const told = `${call.name} was already called ${seen - 1} times with exactly these arguments in this answer, so it was not run again. Use the earlier result, change the arguments, or answer with what you have.`;
-    return refuse('repeated_call', told, parsed.value);
+    return refuse('repeated_call', told, parsed.value, 'repeated call refused');
   }
+
+  const prompt = tool.approval?.(parsed.value);
+  const decision = prompt ? input.decisions?.get(call.id) : undefined;
+  if (prompt && !decision) return { awaiting: { callId: call.id, prompt } };
+  if (decision && decision.status !== 'approved') return refuse('not_approved', notApprovedSentence(call.name, decision, input.timeZone), parsed.value);
 
   const timeoutMs = Math.max(1, Math.min(input.timeoutMs, input.deadline === undefined ? Infinity : input.deadline - started));
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([input.runSignal, timeout]);
   const context = input.contextFor(signal);
   const progress = safeProgress(() => tool.describeProgress(parsed.value, context), call.name);
-  return { call, tool, args: parsed.value, progress, signal, timeout, timeoutMs, context, started };
+  return { call, tool, args: parsed.value, progress, signal, timeout, timeoutMs, context, started, claim: decision?.claim };
 }
 
 async function run(p: Runnable, input: ExecuteToolCallsInput): Promise<ToolCallOutcome> {
+  if (p.claim && !(await p.claim())) {
+    const sentence = `${p.call.name} was approved and started, but I was restarted while it ran, so whether it took effect is unknown. It was not run again: tell the user to check before trying again.`;
+    return record(input, failed(p.call, p.args, { kind: 'not_approved', sentence }), p.args, p.started);
+  }
   try {
     const content = await raceWithSignal(p.tool.execute(p.args, p.context), p.signal);
     return record(input, { call: p.call, content, args: p.args }, p.args, p.started);
@@ -117,12 +142,12 @@ function record(input: ExecuteToolCallsInput, outcome: ToolCallOutcome, args: un
     arguments: args,
     resultChars: outcome.content.length,
     durationMs: input.now() - started,
-    error: outcome.failure?.sentence,
+    error: outcome.failure && toolFailureSummary(outcome.failure),
   });
   return outcome;
 }
 
-function failed(call: ToolCall, args: unknown, failure: Pick<ToolFailure, 'kind' | 'sentence' | 'code'>): ToolCallOutcome {
+function failed(call: ToolCall, args: unknown, failure: Pick<ToolFailure, 'kind' | 'sentence' | 'code' | 'summary'>): ToolCallOutcome {
   const typed: ToolFailure = { tool: call.name, callId: call.id, input: args, ...failure };
   return { call, content: toolFailureContent(typed), failure: typed, args };
 }
@@ -155,4 +180,13 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
+}
+
+/** What the model is told about a call a person did not let run. */
+function notApprovedSentence(tool: string, decision: Exclude<ApprovalDecision, { status: 'approved' }>, timeZone = 'UTC'): string {
+  const time = decision.at.toLocaleTimeString('en-GB', { hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' });
+  if (decision.status === 'denied') {
+    return `${decision.by} denied this call to ${tool} at ${time}, so it was not run. Answer without it: say what you would have done, and do not ask for the same call again unless they ask you to.`;
+  }
+  return `Nobody approved this call to ${tool} within ${decision.afterMinutes} minutes, so it was not run. Tell the user it expired and what it would have done; they can ask again.`;
 }

@@ -1,5 +1,7 @@
 import type { ChatMessage, ChatModel, ChatResponse, ContentPart, TokenUsage, ToolCall } from '../core/chat';
 import { ModelError } from '../core/chat';
+import type { ApprovalDecision, AwaitingCall } from '../core/approval';
+import { toolFailureSummary } from '../core/tool-failure';
 import { executeToolCalls } from './execute-tool-calls';
 import type { RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
@@ -42,9 +44,25 @@ export interface AgentTurnInput {
    * question sits in `messages` (the system prompt and history before it, the run's own steps after it).
    */
   trimForRetry?: (messages: ChatMessage[], refusal: { questionIndex: number; error: ModelError }) => ChatMessage[];
+  /** Decisions on calls that waited for approval, by call id. */
+  decisions?: ReadonlyMap<string, ApprovalDecision>;
+  /** Carry on a turn that was parked for approval: `messages` is the parked request, these calls run first. */
+  resume?: ParkedTurn;
+  timeZone?: string;
 }
 
-export type StopReason = 'answered' | 'iteration_cap' | 'time_cap' | 'cancelled';
+/** A turn that stopped to wait for approval: everything needed to carry on where it stopped. */
+export interface ParkedTurn {
+  /** The request so far, ending with the model's tool calls and the results of those that ran. */
+  messages: ChatMessage[];
+  /** The calls of that round still without a result (each waits for a decision). */
+  calls: ToolCall[];
+  iteration: number;
+  activity: string[];
+  toolCalls: Array<{ name: string; args: unknown; error?: string }>;
+}
+
+export type StopReason = 'answered' | 'iteration_cap' | 'time_cap' | 'cancelled' | 'awaiting_approval';
 
 export interface AgentTurnResult {
   answer: string;
@@ -60,6 +78,8 @@ export interface AgentTurnResult {
   toolCalls: Array<{ name: string; args: unknown; error?: string }>;
   /** The request was shortened once after the endpoint refused it as too long. */
   trimmed: boolean;
+  /** stop 'awaiting_approval': the calls that wait, and the turn to carry on once they are decided. */
+  awaiting?: { calls: AwaitingCall[]; turn: ParkedTurn };
 }
 
 /** The final call may retry a little past the deadline: without it there is no answer at all. */
@@ -72,14 +92,14 @@ const FINAL_CALL_RETRY_GRACE_MS = 60_000;
  * request and tries once more. Cancelling (the signal) ends the loop at the next step with what there is.
  */
 export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResult> {
-  let messages = [...input.messages];
-  const question = messages.at(-1);
+  let messages = [...(input.resume?.messages ?? input.messages)];
+  const question = input.resume ? undefined : messages.at(-1);
   const onEvent = input.onEvent ?? (() => {});
   const recordStep = input.recordStep ?? (() => {});
   const kinds = input.recordAs === 'subagent' ? ({ model: 'subagent_model', tool: 'subagent_tool' } as const) : ({ model: 'model', tool: 'tool' } as const);
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
-  const activity: string[] = [];
-  const toolCalls: AgentTurnResult['toolCalls'] = [];
+  const activity: string[] = [...(input.resume?.activity ?? [])];
+  const toolCalls: AgentTurnResult['toolCalls'] = [...(input.resume?.toolCalls ?? [])];
   const seenCalls = new Map<string, number>();
   let pendingImages: Array<{ fileId: string; name: string; dataUrl: string }> = [];
   let lastInputTokens = 0;
@@ -94,7 +114,17 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
     return { answer, stop, note: note || undefined, iterations: completed, usage, activity, toolCalls, trimmed };
   };
 
-  for (let iteration = 1; ; iteration++) {
+  const parked = (awaiting: AwaitingCall[], calls: ToolCall[], iteration: number): AgentTurnResult => ({
+    ...result(bestText, 'awaiting_approval'),
+    awaiting: { calls: awaiting, turn: { messages, calls, iteration, activity, toolCalls } },
+  });
+
+  if (input.resume) {
+    const waiting = await runToolRound(input.resume.calls, input.resume.iteration);
+    if (waiting.length) return parked(waiting, input.resume.calls.filter((call) => waiting.some((w) => w.callId === call.id)), input.resume.iteration);
+  }
+
+  for (let iteration = (input.resume?.iteration ?? 0) + 1; ; iteration++) {
     if (input.signal.aborted) return result(bestText, 'cancelled');
     const outOfTime = input.now() >= input.limits.deadline;
     const final = iteration >= input.limits.maxIterations || outOfTime;
@@ -141,8 +171,14 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
 
     if (input.stream && response.text) onEvent({ type: 'text_break' });
     messages.push({ role: 'assistant', content: response.text, toolCalls: response.toolCalls });
-    const outcomes = await executeToolCalls({
-      calls: response.toolCalls,
+    const waiting = await runToolRound(response.toolCalls, iteration);
+    if (waiting.length) return parked(waiting, response.toolCalls.filter((call) => waiting.some((w) => w.callId === call.id)), iteration);
+  }
+
+  /** Runs one round of calls, appending their results; returns the calls that wait for a decision. */
+  async function runToolRound(calls: ToolCall[], iteration: number): Promise<AwaitingCall[]> {
+    const { outcomes, awaiting } = await executeToolCalls({
+      calls,
       registry: input.registry,
       contextFor: (signal): ToolContext => ({
         files: input.resources.files,
@@ -162,12 +198,17 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       now: input.now,
       onEvent,
       recordStep: (step) => recordStep({ ...step, kind: kinds.tool }),
+      decisions: input.decisions,
+      timeZone: input.timeZone,
     });
     for (const outcome of outcomes) {
-      toolCalls.push({ name: outcome.call.name, args: outcome.args, error: outcome.failure?.sentence });
+      toolCalls.push({ name: outcome.call.name, args: outcome.args, error: outcome.failure && toolFailureSummary(outcome.failure) });
       const content = input.fitToolResult ? input.fitToolResult(outcome.content, outcome.call) : outcome.content;
       messages.push({ role: 'tool', toolCallId: outcome.call.id, content });
     }
+    // A round with calls still waiting ends here: their results must come right after the others, before anything
+    // else, and the budget note once every call of the round has its result.
+    if (awaiting.length > 0) return awaiting;
     if (pendingImages.length > 0) {
       // Tool messages cannot carry images in Chat Completions: they follow as a user turn.
       const parts: ContentPart[] = [
@@ -179,6 +220,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
     }
     const note = input.afterToolRound?.({ messages, lastInputTokens });
     if (note) messages.push(note);
+    return [];
   }
 
   async function callModel(final: boolean, iteration: number): Promise<ChatResponse> {

@@ -35,7 +35,10 @@ import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
 import { createFileSearch } from './file-search';
 import { createDocumentExtractor } from '../files/extract';
-import { createDefaultTools } from '../tools';
+import { builtInTools } from '../tools';
+import { createChannelTools, describeChannelTools } from './channel-tools';
+import { createMcpHub, loadMcpConfig } from '../mcp';
+import { expireWaitingApprovals, registerApprovalActions } from '../slack/approval-actions';
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
 
@@ -51,6 +54,10 @@ export interface StartOptions {
   concurrency?: number;
   /** An already-open database (tests share one). */
   database?: DatabaseHandle;
+  /** How often waiting approvals are checked for expiry (tests); default 15 s. */
+  approvalSweepMs?: number;
+  /** Where mcp.json's ${VAR}s come from; default process.env. */
+  env?: Record<string, string | undefined>;
 }
 
 export interface RunningThreadwise {
@@ -63,11 +70,14 @@ export interface RunningThreadwise {
 }
 
 export async function startThreadwise(config: Config, options: StartOptions = {}): Promise<RunningThreadwise> {
+  // Read before the logger is made, so header and env values from mcp.json are redacted like the tokens.
+  const mcpConfig = await loadMcpConfig({ path: config.mcpConfigPath, env: options.env ?? process.env });
+  if (!mcpConfig.ok) throw new StartupError(mcpConfig.problems.join('; '));
   const logger =
     options.logger ??
     createLogger({
       level: config.logLevel,
-      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey],
+      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, ...mcpConfig.config.secrets],
       messageText: config.logMessageText,
     });
   const now = options.now ?? Date.now;
@@ -89,11 +99,14 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   }
   const ownsDatabase = !options.database;
 
+  // Servers that are down now are retried in the background (named in /healthz); their tools appear when they answer.
+  const mcp = mcpConfig.config.servers.length > 0 ? await createMcpHub(mcpConfig.config, { logger: logger.child({ component: 'mcp' }) }) : undefined;
   const checkHealth = async (): Promise<HealthReport> => {
     try {
       // Shorter than the receiver's own wait for this answer, so a database that hangs is reported as such.
       await raceWithSignal(database.ping(), AbortSignal.timeout(5_000));
-      return { status: 200, body: { ok: true } };
+      const tools = mcp?.health().servers.map(({ name, state, tools, lastError }) => ({ name, state, tools, ...(lastError ? { lastError } : {}) }));
+      return { status: 200, body: tools ? { ok: true, mcp: tools } : { ok: true } };
     } catch (error) {
       logger.warn('health check: the database is unreachable', { error });
       return { status: 503, body: { ok: false, error: 'database unreachable' } };
@@ -148,6 +161,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     await app.init();
   } catch (error) {
     if (ownsDatabase) await database.close();
+    await mcp?.close();
     skills.close();
     if (error instanceof StartupError) throw error;
     throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
@@ -169,14 +183,15 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     logger,
   });
   const threads = createSlackThreadSource(app.client);
+  const toolsFor = createChannelTools(builtInTools(), mcp);
   const execute = createRunExecutor({
     bot,
     threads,
-    answers: createSlackAnswerChannels(app.client, { logger, stream: true }),
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone }),
     ledger: createRunLedger(database.db),
     files,
     model,
-    registry: createDefaultTools(),
+    toolsFor,
     skills,
     skillIndex: () => skills.list(),
     settings: {
@@ -185,8 +200,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       toolTimeoutMs: config.agent.toolTimeoutMs,
       contextWindow: config.model.contextWindow,
       stream: true,
+      timeZone: config.timeZone,
+      approvalTimeoutMs: config.approval.timeoutMs,
     },
-    timeZone: config.timeZone,
     now,
     logger,
   });
@@ -227,7 +243,16 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       })().catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
-  const listenerDeps = { db: database.db, intake, bot, replyWithoutMention: config.slack.replyWithoutMention, skills: () => skills.list(), logger, replicaId };
+  const listenerDeps = {
+    db: database.db,
+    intake,
+    bot,
+    replyWithoutMention: config.slack.replyWithoutMention,
+    skills: () => skills.list(),
+    tools: (channelId: string) => describeChannelTools(toolsFor(channelId)),
+    logger,
+    replicaId,
+  };
   registerListeners(app, listenerDeps);
   recorded = createRecordedDeliveries({
     db: database.db,
@@ -239,6 +264,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     replay: receiver ? (deliveries) => receiver!.replay(deliveries) : undefined,
     recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
   });
+  const approvalDeps = { db: database.db, timeZone: config.timeZone, logger, onRunResumable: () => worker.wake() };
+  registerApprovalActions(app, { ...approvalDeps, admins: config.approval.adminUsers });
   app.error(async (error) => {
     logger.error('unhandled error in a Slack listener', { error });
   });
@@ -277,6 +304,11 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   pruning.unref();
   const firstSweep = setTimeout(housekeeping, 60_000);
   firstSweep.unref();
+  // Tool calls nobody decided in time: any replica may expire them (each expires once), and the run carries on.
+  const expiring = setInterval(() => {
+    expireWaitingApprovals(app.client, approvalDeps).catch((error) => logger.warn('could not expire waiting approvals', { error }));
+  }, options.approvalSweepMs ?? APPROVAL_SWEEP_MS);
+  expiring.unref();
   logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: model.name });
 
   return {
@@ -287,6 +319,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
       clearTimeout(firstSweep);
+      clearInterval(expiring);
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
       healthServer?.close();
@@ -296,12 +329,15 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       await recorded!.stop();
       await worker.stop(Math.max(0, deadline - Date.now()));
       await extractor.close();
+      await mcp?.close();
       skills.close();
       if (ownsDatabase) await database.close();
     },
   };
 }
 
+/** How often waiting approvals are checked for expiry. */
+const APPROVAL_SWEEP_MS = 15_000;
 
 function describeSlackError(error: unknown): string {
   const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;

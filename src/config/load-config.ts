@@ -32,6 +32,14 @@ export interface Config {
   /** Derived content older than this is swept (RETENTION_DAYS); 0 = kept. */
   retentionDays: number;
   skillsDir: string;
+  /** MCP_CONFIG as given; undefined → ./mcp.json if it exists (resolved by mcp/load-mcp-config.ts). */
+  mcpConfigPath?: string;
+  approval: {
+    /** ADMIN_USERS: may decide any approval, besides the person who asked. */
+    adminUsers: string[];
+    /** APPROVAL_TIMEOUT_MINUTES: a call nobody decides on expires after this. */
+    timeoutMs: number;
+  };
   timeZone: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Message text in debug logs (LOG_MESSAGE_TEXT); otherwise redacted. */
@@ -97,6 +105,8 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
       storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR, databaseWaitMs: e.DATABASE_WAIT_SECONDS * 1000 },
       retentionDays: e.RETENTION_DAYS,
       skillsDir: e.SKILLS_DIR,
+      mcpConfigPath: e.MCP_CONFIG,
+      approval: { adminUsers: e.ADMIN_USERS, timeoutMs: e.APPROVAL_TIMEOUT_MINUTES * 60_000 },
       timeZone: e.TIMEZONE,
       logLevel: e.LOG_LEVEL,
       logMessageText: e.LOG_MESSAGE_TEXT,

@@ -85,6 +85,18 @@ const idList = (name: string, shape: RegExp, example: string, where: string) =>
     return items;
   });
 
+// Slack user ids: U… for ordinary users, W… on Enterprise Grid.
+const userIds = (name: string) =>
+  list.superRefine((ids, ctx) => {
+    const bad = ids.filter((id) => !/^[UW][A-Z0-9]{2,}$/.test(id));
+    if (bad.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `${name} must be Slack user ids separated by commas, like U0123ABCD (got ${bad.map((id) => `"${id}"`).join(', ')}); find an id in the person’s Slack profile → ⋮ → Copy member ID`,
+      });
+    }
+  });
+
 const optionalText = z
   .string()
   .optional()
@@ -137,6 +149,9 @@ export const environmentSchema = z
     ALLOWED_CHANNELS: idList('ALLOWED_CHANNELS', /^[CGD][A-Z0-9]{2,}$/, 'channel ids like C0123ABC', 'in Slack: the channel’s name → About → Channel ID'),
     ALLOWED_USERS: idList('ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'user ids like U0123ABC', 'in Slack: the person’s profile → ⋮ → Copy member ID'),
     ALLOW_DIRECT_MESSAGES: bool('ALLOW_DIRECT_MESSAGES', true),
+    ADMIN_USERS: userIds('ADMIN_USERS'),
+    MCP_CONFIG: optionalText,
+    APPROVAL_TIMEOUT_MINUTES: int('APPROVAL_TIMEOUT_MINUTES', 60, 1, 10_080),
     USER_RATE_LIMIT_PER_MINUTE: int('USER_RATE_LIMIT_PER_MINUTE', 10, 0, 10_000),
     SHUTDOWN_GRACE_SECONDS: int('SHUTDOWN_GRACE_SECONDS', 25, 0, 600),
     // How long a replica's claim on a run lasts without a heartbeat (sent every third of it). A crashed replica's

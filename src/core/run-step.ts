@@ -4,7 +4,7 @@
  */
 export interface RunStepRecord {
   /** `subagent_*`: steps of a sub-agent (ask_file) working for this run, counted in its totals. */
-  kind: 'model' | 'tool' | 'subagent_model' | 'subagent_tool';
+  kind: 'model' | 'tool' | 'subagent_model' | 'subagent_tool' | 'approval_request' | 'approval_decision';
   /** The model's name, or the tool's. */
   name: string;
   iteration: number;
@@ -32,6 +32,7 @@ export function summarizeRunSteps(steps: readonly RunStepRecord[]): RunTotals {
   for (const step of steps) {
     totals.inputTokens += step.inputTokens ?? 0;
     totals.outputTokens += step.outputTokens ?? 0;
+    if (step.kind === 'approval_request' || step.kind === 'approval_decision') continue;
     if (step.kind === 'model' || step.kind === 'subagent_model') totals.modelCalls += 1;
     else totals.toolCalls += 1;
     if (step.error) totals.failedCalls += 1;

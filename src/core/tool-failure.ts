@@ -6,6 +6,7 @@ export type ToolFailureKind =
   | 'unknown_tool' // the model named a tool that does not exist
   | 'invalid_arguments' // the arguments did not parse or did not fit the tool's parameters
   | 'repeated_call' // the same call again, past the guard
+  | 'not_approved' // a person denied it, nobody decided in time, or an earlier attempt's outcome is unknown
   | 'cancelled' // the answer was cancelled while the tool ran
   | 'run_time_limit' // the answer's time cap stopped the tool
   | 'timed_out' // the tool's own timeout
@@ -20,6 +21,13 @@ export interface ToolFailure {
   code?: string;
   /** For the model: what went wrong and what it can do instead. */
   sentence: string;
+  /** For the run's records, where shorter than the sentence ("repeated call refused"). */
+  summary?: string;
+}
+
+/** The failure as the run's records name it. */
+export function toolFailureSummary(failure: ToolFailure): string {
+  return failure.summary ?? failure.sentence;
 }
 
 /** What the model gets back for a failed call. */

@@ -4,8 +4,7 @@
  * decides what each outcome means for the thread.
  */
 import type { BotIdentity } from '../conversation';
-import type { RunStepRecord } from '../core/run-step';
-import { summarizeRunSteps } from '../core/run-step';
+import { summarizeRunSteps, type RunStepRecord } from '../core/run-step';
 import type { Logger } from '../logging/logger';
 import type { RunOutcome, RunRow } from '../store/run-store';
 import { answerWithAgent, skillsLoadedBy, type AgentDependencies } from './answer-with-agent';
@@ -13,9 +12,11 @@ import { describeFailure } from './describe-failure';
 import { prepareTurn, type PrepareTurnDependencies } from './prepare-turn';
 import { resumeInterruptedRun } from './resume-run';
 import { RunInterrupted } from './run-interrupted';
+import { parkForApproval } from './park-for-approval';
+import { approvalSteps, parkedTurnOf } from './parked-turn';
 import type { OpenAnswerChannel, RunLedger, ThreadSource } from './seams';
 
-export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDependencies, 'model' | 'contextWindow' | 'skills'> {
+export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDependencies, 'model' | 'contextWindow' | 'skills' | 'timeZone'> {
   bot: BotIdentity;
   threads: ThreadSource;
   answers: OpenAnswerChannel;
@@ -26,8 +27,8 @@ export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDepe
 }
 
 export function createRunExecutor(deps: RunDependencies) {
-  const prepareDeps = { ...deps, skills: deps.skillIndex, model: deps.model.name, contextWindow: deps.settings.contextWindow };
-  return async function answerRun(run: RunRow, signal: AbortSignal): Promise<RunOutcome> {
+  const prepareDeps = { ...deps, skills: deps.skillIndex, model: deps.model.name, contextWindow: deps.settings.contextWindow, timeZone: deps.settings.timeZone };
+  return async function answerRun(run: RunRow, signal: AbortSignal): Promise<RunOutcome | { status: 'waiting_approval' }> {
     const thread = await deps.ledger.thread(run.threadId);
     if (!thread) return { status: 'failed', error: `thread ${run.threadId} no longer exists` };
     if (run.answerTs.length > 0) return { status: 'done' }; // answered before a crash; only the bookkeeping was lost
@@ -48,9 +49,9 @@ export function createRunExecutor(deps: RunDependencies) {
     );
     const steps: RunStepRecord[] = [];
     // What the run cost, sub-agent steps included, on every outcome: a failed or cancelled run was paid for too.
-    const costs = () => {
-      const totals = summarizeRunSteps(steps);
-      return { model: deps.model.name, strategy: deps.model.strategy?.(), inputTokens: totals.inputTokens, outputTokens: totals.outputTokens };
+    const totals = () => {
+      const summed = summarizeRunSteps(steps);
+      return { model: deps.model.name, strategy: deps.model.strategy?.(), inputTokens: summed.inputTokens, outputTokens: summed.outputTokens };
     };
     // Nothing goes into the thread unless this worker still holds the run.
     const assertStillOwner = async () => {
@@ -70,8 +71,15 @@ export function createRunExecutor(deps: RunDependencies) {
         await channel.status.clear();
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
-      const result = await answerWithAgent(deps, prepared, channel, (step) => steps.push(step), signal);
+      const resume = await parkedTurnOf(run, deps);
+      if (resume) steps.push(...approvalSteps(resume.turn, { decided: resume.decisions }));
+      const result = await answerWithAgent(deps, prepared, channel, (step) => steps.push(step), signal, resume);
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
+      if (result.awaiting) {
+        steps.push(...approvalSteps(result.awaiting.turn, { requested: result.awaiting.calls }));
+        const costs = { ...totals(), iterations: result.iterations };
+        return await parkForApproval({ run, thread, channel, ledger: deps.ledger, approvalTimeoutMs: deps.settings.approvalTimeoutMs, costs, logger: log }, result.awaiting);
+      }
       await assertStillOwner();
       const answerTs = await channel.answer.finish(result.answer, { runId: run.id, note: result.note });
       // From here on the answer is out: nothing below may turn it into a failure (a second message in the thread).
@@ -81,7 +89,7 @@ export function createRunExecutor(deps: RunDependencies) {
       if (prepared.shown.images.length) await prepared.files.describeShown(prepared.shown.images);
       return {
         status: 'done',
-        ...costs(),
+        ...totals(),
         iterations: result.iterations,
         skillsLoaded: skillsLoadedBy(result.toolCalls),
         activity: result.activity.length ? result.activity.join('; ') : undefined,
@@ -93,7 +101,7 @@ export function createRunExecutor(deps: RunDependencies) {
       const reason = signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
       if (reason instanceof RunInterrupted && reason.kind === 'cancelled') {
         const answerTs = await channel.answer.fail('_Stopped: this answer was cancelled._').catch(() => []);
-        return { status: 'cancelled', error: 'cancelled by a user', answerTs, ...costs() };
+        return { status: 'cancelled', error: 'cancelled by a user', answerTs, ...totals() };
       }
       if (reason instanceof RunInterrupted) throw error; // shutdown or lost lease: the run is resumed elsewhere
       log.error('answer failed', { error });
@@ -103,7 +111,7 @@ export function createRunExecutor(deps: RunDependencies) {
         return [] as string[];
       });
       if (answerTs.length) await deps.ledger.recordAnswer(run.id, answerTs).catch(() => {});
-      return { status: 'failed', error: error instanceof Error ? error.message : String(error), answerTs, ...costs() };
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error), answerTs, ...totals() };
     } finally {
       await deps.ledger.recordSteps(run.id, steps).catch((error) => log.warn('could not record run steps', { error }));
     }

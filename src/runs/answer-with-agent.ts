@@ -2,7 +2,8 @@
  * The agent's part of a run: the loop over the prepared request, its progress shown on the status line and its
  * text streamed into the answer as it is written.
  */
-import { runAgentTurn } from '../agent/run-agent-turn';
+import { runAgentTurn, type ParkedTurn } from '../agent/run-agent-turn';
+import type { ApprovalDecision } from '../core/approval';
 import type { ChatModel } from '../core/chat';
 import type { RunStepRecord } from '../core/run-step';
 import { buildBudgetReport, fitToolResult, retryTokenLimit, toolResultLimit, trimRequestForRetry } from '../context';
@@ -19,12 +20,17 @@ export interface AgentSettings {
   toolTimeoutMs: number;
   contextWindow: number;
   stream: boolean;
+  /** For the times the model is told (when a call was denied). */
+  timeZone: string;
+  /** A tool call waiting for approval expires after this. */
+  approvalTimeoutMs: number;
 }
 
 export interface AgentDependencies {
   /** `strategy()` (function_calling or react) is recorded on the run when the model can say. */
   model: ChatModel & { strategy?(): string };
-  registry: ToolRegistry;
+  /** The tools offered in a channel: threadwise's own, and the MCP servers' enabled there. */
+  toolsFor(channelId: string): ToolRegistry;
   skills: SkillReader;
   settings: AgentSettings;
   now: () => number;
@@ -36,13 +42,14 @@ export async function answerWithAgent(
   channel: AnswerChannel,
   recordStep: (step: RunStepRecord) => void,
   signal: AbortSignal,
+  resume?: { turn: ParkedTurn; decisions: ReadonlyMap<string, ApprovalDecision> },
 ) {
   const { files, built, budget } = prepared;
   const { settings, model } = deps;
   return runAgentTurn({
     model,
     messages: built.messages,
-    registry: deps.registry,
+    registry: deps.toolsFor(prepared.channelId),
     resources: { files: files.access, skills: deps.skills, subAgent: files.subAgent(recordStep) },
     limits: {
       maxIterations: settings.maxIterations,
@@ -66,6 +73,9 @@ export async function answerWithAgent(
     fitToolResult: (content) => fitToolResult(content, toolResultLimit(settings.contextWindow), undefined, model.name),
     afterToolRound: ({ messages: current }) => buildBudgetReport({ messages: current, files: files.access.list(), budget, model: model.name }).message,
     trimForRetry: (current, refusal) => trimRequestForRetry(current, { ...refusal, maxTokens: retryTokenLimit(budget), model: model.name }).messages,
+    resume: resume?.turn,
+    decisions: resume?.decisions,
+    timeZone: settings.timeZone,
   });
 }
 

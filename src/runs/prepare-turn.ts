@@ -20,6 +20,7 @@ export interface PrepareTurnDependencies {
 }
 
 export interface PreparedTurn {
+  channelId: string;
   files: RunFiles;
   built: BuiltContext;
   budget: ContextBudget;
@@ -78,7 +79,7 @@ export async function prepareTurn(
     budget,
     model: deps.model,
   });
-  return { files, built, budget, shown };
+  return { channelId: thread.channelId, files, built, budget, shown };
 }
 
 /** Files on the current question and on every message since the bot last answered. */

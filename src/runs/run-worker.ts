@@ -14,8 +14,11 @@ export interface RunWorkerOptions {
   pollMs: number;
   /** Runs at once in this process (threads in parallel; one run per thread is the store's rule). */
   concurrency: number;
-  /** Does the work of one run. `signal` aborts on cancel, lost lease or shutdown. */
-  execute: (run: RunRow, signal: AbortSignal) => Promise<RunOutcome>;
+  /**
+   * Does the work of one run. `signal` aborts on cancel, lost lease or shutdown. `waiting_approval`: the run parked
+   * itself (gave up its lease) to wait for a person; there is nothing to record.
+   */
+  execute: (run: RunRow, signal: AbortSignal) => Promise<RunOutcome | { status: 'waiting_approval' }>;
   /** Waits between attempts to record a run's end while the database is away. */
   finishRetryDelaysMs?: number[];
 }
@@ -108,7 +111,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         return;
       }
       log.info(run.attempts > 1 ? 'resuming run' : 'run started', { attempt: run.attempts });
-      let outcome: RunOutcome;
+      let outcome: RunOutcome | { status: 'waiting_approval' };
       try {
         outcome = await options.execute(run, controller.signal);
       } catch (error) {
@@ -125,7 +128,8 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       } finally {
         clearInterval(heartbeat);
       }
-      await record(run, log, outcome);
+      if (outcome.status === 'waiting_approval') log.info('run parked until its tool calls are decided');
+      else await record(run, log, outcome);
     })().finally(() => {
       running.delete(run.id);
       if (!stopping) void claimLoop();

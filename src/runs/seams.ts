@@ -6,7 +6,9 @@
  */
 import type { ChannelInfo, CurrentImage } from '../context';
 import type { SlackMessage } from '../conversation';
+import type { ApprovalDecision, ApprovalPrompt } from '../core/approval';
 import type { RunStepRecord } from '../core/run-step';
+import type { ParkedTurn } from '../agent/run-agent-turn';
 import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
@@ -55,6 +57,16 @@ export interface AnswerChannel {
    */
   retireDrafts(drafts: readonly string[], note: ThreadNote | undefined): Promise<boolean>;
   post(note: ThreadNote): Promise<void>;
+  /** Asks, in the thread, for a person's decision on a tool call; returns the message that asks. */
+  requestApproval(request: ApprovalRequestMessage): Promise<string | undefined>;
+}
+
+export interface ApprovalRequestMessage {
+  approvalId: number;
+  prompt: ApprovalPrompt;
+  /** The person who asked the question: they (or an admin) decide. */
+  requestedBy?: string;
+  expiresAt: Date;
 }
 
 export interface AnswerTarget {
@@ -89,6 +101,25 @@ export interface RunLedger {
   clearDrafts(runId: number): Promise<void>;
   recordAnswer(runId: number, answerTs: string[]): Promise<void>;
   recordSteps(runId: number, steps: RunStepRecord[]): Promise<void>;
+  /** Messages the answer started in and that are not the answer yet. */
+  drafts(runId: number): Promise<string[]>;
+  /** Gives the run up to wait for decisions; undefined when this owner lost it meanwhile. */
+  park(request: ParkRequest): Promise<Array<{ id: number; callId: string; expiresAt: Date }> | undefined>;
+  recordApprovalMessage(approvalId: number, messageTs: string): Promise<void>;
+  /** The decisions on the calls the run waited for, by call id (an approved one claims its execution once). */
+  decisions(runId: number): Promise<Map<string, ApprovalDecision>>;
+}
+
+export interface ParkRequest {
+  runId: number;
+  owner: string;
+  turn: ParkedTurn;
+  calls: Array<{ callId: string } & ApprovalPrompt>;
+  requestedBy?: string;
+  channelId: string;
+  threadTs: string;
+  expiresInMs: number;
+  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number };
 }
 
 /** The thread's files, opened for one run. Nothing of it outlives the run. */

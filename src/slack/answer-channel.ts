@@ -8,9 +8,12 @@ import type { OpenAnswerChannel } from '../runs/seams';
 import { createAnswerWriter } from './answer-writer';
 import { retireDraftAnswer } from './retire-draft-answer';
 import { createStatusIndicator } from './status-indicator';
+import { renderApprovalRequest } from './approval-message';
 
 export interface SlackAnswerChannelOptions {
   logger: Logger;
+  /** The time zone the approval messages give times in. */
+  timeZone: string;
   /** Stream answers as they are written (chat.startStream); otherwise post them whole. */
   stream: boolean;
 }
@@ -41,6 +44,11 @@ export function createSlackAnswerChannels(client: WebClient, options: SlackAnswe
         await client.chat
           .postMessage({ channel: target.channelId, thread_ts: target.threadTs, ...note })
           .catch((error) => logger.warn('could not post a note in the thread', { error }));
+      },
+      async requestApproval(request) {
+        const message = renderApprovalRequest({ ...request, timeZone: options.timeZone });
+        const posted = await client.chat.postMessage({ channel: target.channelId, thread_ts: target.threadTs, ...message, unfurl_links: false });
+        return posted.ts;
       },
     };
   };

@@ -11,6 +11,7 @@ import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
+import { formatToolList, type ToolListing } from './format-tool-list';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
 import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
 
@@ -20,6 +21,8 @@ export interface ListenerDependencies {
   bot: BotIdentity;
   replyWithoutMention: boolean;
   skills: () => SkillSummary[];
+  /** The tools offered in a channel, for `/ask tools`. */
+  tools: (channelId: string) => ToolListing[];
   logger: Logger;
   /** This process, as the owner of the `/ask` questions it records. */
   replicaId: string;
@@ -29,7 +32,7 @@ export interface ListenerDependencies {
 const CANCEL_REACTIONS = new Set(['x', 'octagonal_sign', 'no_entry', 'stop_sign']);
 
 export const ASK_USAGE =
-  'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…). You can also @mention me in any thread.';
+  'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…); `/ask tools` lists the tools I can use here. You can also @mention me in any thread.';
 
 /**
  * The part of Bolt's App the listeners register on, by shape: only the composition root imports Bolt, and hands
@@ -84,6 +87,11 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     if (question === 'skills') {
       await ack();
       await respond({ response_type: 'ephemeral', text: formatSkillList(deps.skills()) });
+      return;
+    }
+    if (question === 'tools') {
+      await ack();
+      await respond({ response_type: 'ephemeral', text: formatToolList(deps.tools(command.channel_id)) });
       return;
     }
     // Recorded before Slack hears back: from here on a crash does not lose the question (recoverQuestions).

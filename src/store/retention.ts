@@ -8,6 +8,7 @@
 import { and, eq, inArray, isNotNull, lt, notExists, or, sql } from 'drizzle-orm';
 import type { Database } from './database';
 import {
+  approvals,
   chunks,
   documents,
   imageDescriptions,
@@ -50,6 +51,12 @@ export async function sweepExpiredContent(db: Database, days: number): Promise<S
       .set({ arguments: null })
       .where(and(lt(runSteps.createdAt, cutoff), isNotNull(runSteps.arguments)))
       .returning({ id: runSteps.id });
+    // An approval's record (who decided what, when) stays; the arguments it showed go, like the step's. Only decided
+    // ones: a pending call still needs its arguments to run.
+    await t
+      .update(approvals)
+      .set({ arguments: null })
+      .where(and(lt(approvals.createdAt, cutoff), isNotNull(approvals.arguments), sql`${approvals.status} <> 'pending'`));
     // What a run read (file names, search queries) is replayed into later turns; the totals beside it stay.
     await t.update(runs).set({ activity: null }).where(and(lt(runs.createdAt, cutoff), isNotNull(runs.activity)));
     const staleThreads = t.select({ id: threads.id }).from(threads).where(lt(threads.updatedAt, cutoff));

@@ -10,6 +10,9 @@ import {
   recordStatusMessage,
 } from './run-store';
 import { getThreadById } from './thread-store';
+import { claimApprovedCall, listRunApprovals, parkRun, recordApprovalMessage, type ApprovalRow } from './approval-store';
+import { getRun } from './run-store';
+import type { ApprovalDecision, ApprovalPrompt } from '../core/approval';
 import type { RunStepRecord } from '../core/run-step';
 
 export function createRunLedger(db: Database) {
@@ -22,5 +25,42 @@ export function createRunLedger(db: Database) {
     clearDrafts: (runId: number) => clearDraftMessages(db, runId),
     recordAnswer: (runId: number, answerTs: string[]) => recordAnswerPosted(db, runId, answerTs),
     recordSteps: (runId: number, steps: RunStepRecord[]) => insertRunSteps(db, runId, steps),
+    drafts: async (runId: number) => (await getRun(db, runId))?.draftTs ?? [],
+    async park(request: {
+      runId: number;
+      owner: string;
+      turn: unknown;
+      calls: Array<{ callId: string } & ApprovalPrompt>;
+      requestedBy?: string;
+      channelId: string;
+      threadTs: string;
+      expiresInMs: number;
+      costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number };
+    }) {
+      const rows = await parkRun(db, {
+        ...request,
+        calls: request.calls.map((call) => ({ callId: call.callId, tool: call.tool, server: call.server, action: call.action, arguments: call.arguments, hints: call.hints })),
+      });
+      return rows?.map((row) => ({ id: row.id, callId: row.callId, expiresAt: row.expiresAt }));
+    },
+    recordApprovalMessage: (approvalId: number, messageTs: string) => recordApprovalMessage(db, approvalId, messageTs),
+    async decisions(runId: number) {
+      const decisions = new Map<string, ApprovalDecision>();
+      for (const row of await listRunApprovals(db, runId)) {
+        const decision = decisionOf(db, row);
+        if (decision) decisions.set(row.callId, decision);
+      }
+      return decisions;
+    },
   };
+}
+
+function decisionOf(db: Database, row: ApprovalRow): ApprovalDecision | undefined {
+  const at = row.decidedAt ?? new Date();
+  if (row.status === 'approved') return { status: 'approved', by: row.decidedBy ?? 'someone', at, claim: () => claimApprovedCall(db, row.id) };
+  if (row.status === 'denied') return { status: 'denied', by: row.decidedBy ?? 'someone', at };
+  if (row.status === 'expired') {
+    return { status: 'expired', at, afterMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)) };
+  }
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from './database';
 import { rowsOf } from './database';
 import { runs, runSteps, feedback } from './schema';
@@ -92,7 +92,7 @@ export async function claimNextRun(db: Database, owner: string, leaseMs: number)
       .where(
         sql`${runs.id} = (
           select r.id from runs r
-          where (r.status = 'pending' or (r.status = 'running' and r.lease_expires_at < now()))
+          where (r.status in ('pending', 'resumable') or (r.status = 'running' and r.lease_expires_at < now()))
             and not exists (
               select 1 from runs o
               where o.thread_id = r.thread_id and o.id <> r.id and o.status = 'running' and o.lease_expires_at >= now()
@@ -149,7 +149,16 @@ export interface RunOutcome {
 export async function finishRun(db: Database, runId: number, owner: string, outcome: RunOutcome): Promise<boolean> {
   const updated = await db
     .update(runs)
-    .set({ ...outcome, finishedAt: sql`clock_timestamp()`, leaseOwner: null, leaseExpiresAt: null })
+    .set({
+      ...outcome,
+      // A run that waited for approval recorded what its first part cost when it parked.
+      inputTokens: sql`${runs.inputTokens} + ${outcome.inputTokens ?? 0}`,
+      outputTokens: sql`${runs.outputTokens} + ${outcome.outputTokens ?? 0}`,
+      parkedState: null,
+      finishedAt: sql`clock_timestamp()`,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+    })
     .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, 'running')))
     .returning({ id: runs.id });
   return updated.length === 1;
@@ -216,7 +225,7 @@ export async function listThreadRuns(db: Database, threadId: number): Promise<Ru
 export async function findActiveRunByMessage(db: Database, channelId: string, messageTs: string): Promise<RunRow | undefined> {
   const result = await db.execute(sql`
     select r.id from runs r join threads t on t.id = r.thread_id
-    where t.channel_id = ${channelId} and r.status in ('pending', 'running')
+    where t.channel_id = ${channelId} and r.status in ('pending', 'running', 'waiting_approval', 'resumable')
       and (r.trigger_ts = ${messageTs} or r.status_message_ts = ${messageTs} or r.folded_ts ? ${messageTs})
     order by r.id desc limit 1`);
   const [row] = rowsOf<{ id: number | string }>(result);
@@ -228,7 +237,7 @@ export async function requestCancel(db: Database, runId: number): Promise<'cance
   const [pending] = await db
     .update(runs)
     .set({ status: 'cancelled', finishedAt: sql`clock_timestamp()`, error: 'cancelled by a user' })
-    .where(and(eq(runs.id, runId), eq(runs.status, 'pending')))
+    .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'waiting_approval', 'resumable'])))
     .returning({ id: runs.id });
   if (pending) return 'cancelled';
   const [running] = await db

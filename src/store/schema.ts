@@ -85,7 +85,11 @@ export const runs = pgTable(
     threadId: bigint('thread_id', { mode: 'number' })
       .notNull()
       .references(() => threads.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ['pending', 'running', 'done', 'failed', 'cancelled'] }).notNull(),
+    /**
+     * pending → running → done | failed | cancelled. A run whose tool call waits for a person is
+     * waiting_approval (no lease, its turn in parked_state) until every call is decided, then resumable.
+     */
+    status: text('status', { enum: ['pending', 'running', 'waiting_approval', 'resumable', 'done', 'failed', 'cancelled'] }).notNull(),
     /** The message that asked, and the user who wrote it. */
     triggerTs: text('trigger_ts').notNull(),
     triggerUserId: text('trigger_user_id'),
@@ -108,6 +112,8 @@ export const runs = pgTable(
      */
     draftTs: jsonb('draft_ts').$type<string[]>().notNull().default([]),
     statusMessageTs: text('status_message_ts'),
+    /** The agent's turn while it waits for approval (request so far, waiting calls); cleared when it carries on. */
+    parkedState: jsonb('parked_state'),
     /** Set by whichever replica received the cancel; the lease holder sees it on its next heartbeat. */
     cancelRequested: boolean('cancel_requested').notNull().default(false),
     error: text('error'),
@@ -130,6 +136,41 @@ export const runs = pgTable(
   ],
 );
 
+/**
+ * A tool call that waits for a person's decision: what was asked, the message with the buttons, who decided and
+ * when. Decided once (a conditional update), executed at most once (executed_at set before the call runs).
+ */
+export const approvals = pgTable(
+  'approvals',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    runId: bigint('run_id', { mode: 'number' })
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    callId: text('call_id').notNull(),
+    tool: text('tool').notNull(),
+    server: text('server'),
+    action: text('action').notNull(),
+    arguments: jsonb('arguments'),
+    hints: jsonb('hints').$type<{ readOnly?: boolean; destructive?: boolean }>(),
+    status: text('status', { enum: ['pending', 'approved', 'denied', 'expired'] }).notNull().default('pending'),
+    /** Who may decide besides ADMIN_USERS: the person who asked. */
+    requestedBy: text('requested_by'),
+    decidedBy: text('decided_by'),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    executedAt: timestamp('executed_at', { withTimezone: true }),
+    channelId: text('channel_id').notNull(),
+    threadTs: text('thread_ts').notNull(),
+    messageTs: text('message_ts'),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('approvals_call_idx').on(t.runId, t.callId),
+    index('approvals_pending_idx').on(t.expiresAt).where(sql`status = 'pending'`),
+  ],
+);
+
 /** Every model call and tool call of a run, with what it cost. */
 export const runSteps = pgTable(
   'run_steps',
@@ -138,7 +179,7 @@ export const runSteps = pgTable(
     runId: bigint('run_id', { mode: 'number' })
       .notNull()
       .references(() => runs.id, { onDelete: 'cascade' }),
-    kind: text('kind', { enum: ['model', 'tool', 'subagent_model', 'subagent_tool'] }).notNull(),
+    kind: text('kind', { enum: ['model', 'tool', 'subagent_model', 'subagent_tool', 'approval_request', 'approval_decision'] }).notNull(),
     /** Model name, or tool name. */
     name: text('name').notNull(),
     iteration: integer('iteration').notNull(),

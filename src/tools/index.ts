@@ -1,4 +1,5 @@
 import { createToolRegistry, type ToolRegistry } from './registry';
+import type { Tool } from './tool';
 import { loadFileTool } from './load-file';
 import { peekFileTool } from './peek-file';
 import { extractFileTool } from './extract-file';
@@ -6,9 +7,14 @@ import { searchFileTool } from './search-file';
 import { askFileTool } from './ask-file';
 import { loadSkillTool } from './load-skill';
 
-/** Every tool the model sees (names fixed by DESIGN.md § Contract). */
+/** threadwise's own tools (names fixed by DESIGN.md § Contract). */
+export function builtInTools(): Tool[] {
+  return [loadFileTool, peekFileTool, extractFileTool, searchFileTool, askFileTool, loadSkillTool];
+}
+
+/** The built-in tools as a registry (channels with MCP servers add theirs: app/channel-tools.ts). */
 export function createDefaultTools(): ToolRegistry {
-  return createToolRegistry([loadFileTool, peekFileTool, extractFileTool, searchFileTool, askFileTool, loadSkillTool]);
+  return createToolRegistry(builtInTools());
 }
 
 export { createToolRegistry, type ToolRegistry };

@@ -28,6 +28,7 @@ export function createToolRegistry(tools: Tool[]): ToolRegistry {
 }
 
 function toParametersSchema(tool: Tool): Record<string, unknown> {
+  if (tool.jsonSchema) return tool.jsonSchema;
   const schema = z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
   if (schema.type !== 'object') {

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ApprovalPrompt } from '../core/approval';
 import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
 
 /** A passage found by search_file, with where it sits so the model can peek around it and cite it. */
@@ -68,8 +69,15 @@ export interface Tool<Parameters = any> {
   /** What the model reads: what it does, when to use it, and the shape of what it returns. */
   description: string;
   parameters: z.ZodType<Parameters>;
+  /** The arguments' JSON Schema as the model sees it, when it comes from elsewhere (an MCP server's). */
+  jsonSchema?: Record<string, unknown>;
   /** The status line while it runs: "reading report.pdf…". */
   describeProgress(args: Parameters, context: ToolContext): string;
+  /**
+   * Set for a tool whose calls wait for a person's approval before they run: what to show them. Undefined for a
+   * call that may run without asking.
+   */
+  approval?(args: Parameters): ApprovalPrompt | undefined;
   /** Returns text for the model. Throwing is fine: the loop turns errors into a result the model can act on. */
   execute(args: Parameters, context: ToolContext): Promise<string>;
 }

@@ -69,8 +69,8 @@ describe('AGENT_STRATEGY=auto with an endpoint that rejects tools', () => {
     fake.rejectTools = true;
     const model = modelFor('auto');
     fake.enqueue({ text: 'Final Answer: first' }, { text: 'Final Answer: second' });
-    await model.complete({ messages: [{ role: 'user', content: 'one' }], tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object' } }] });
-    await model.complete({ messages: [{ role: 'user', content: 'two' }], tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object' } }] });
+    await model.complete({ messages: [{ role: 'user', content: 'one' }], tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object', properties: {} } }] });
+    await model.complete({ messages: [{ role: 'user', content: 'two' }], tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object', properties: {} } }] });
     expect(fake.outcomes.map((o) => o.kind)).toEqual(['rejected', 'reply', 'reply']);
     expect(logs.filter((line) => line.includes('switching to the ReAct text protocol'))).toHaveLength(1);
   });
@@ -81,7 +81,7 @@ describe('AGENT_STRATEGY=function_calling', () => {
     fake.rejectTools = true;
     const model = modelFor('function_calling');
     const failure = await model
-      .complete({ messages: [{ role: 'user', content: 'one' }], tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object' } }] })
+      .complete({ messages: [{ role: 'user', content: 'one' }], tools: [{ name: 'lookup', description: 'd', parameters: { type: 'object', properties: {} } }] })
       .catch((error: unknown) => error);
     expect(failure).toMatchObject({ name: 'ModelError', kind: 'tools_unsupported' });
     expect(model.strategy()).toBe('function_calling');

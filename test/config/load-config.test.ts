@@ -43,4 +43,26 @@ describe('loadConfig', () => {
     ]);
     for (const problem of result.problems) expect(problem).not.toMatch(/\n/);
   });
+
+  it('reads the MCP and approval settings, with their defaults', () => {
+    const defaults = loadConfig(minimal);
+    expect(defaults.ok && defaults.config.mcpConfigPath).toBeUndefined();
+    expect(defaults.ok && defaults.config.approval).toEqual({ adminUsers: [], timeoutMs: 60 * 60_000 });
+
+    const set = loadConfig({ ...minimal, MCP_CONFIG: ' ./config/mcp.json ', ADMIN_USERS: 'U0123ABCD, W9ZZZ', APPROVAL_TIMEOUT_MINUTES: '15' });
+    expect(set.ok).toBe(true);
+    if (!set.ok) return;
+    expect(set.config.mcpConfigPath).toBe('./config/mcp.json');
+    expect(set.config.approval).toEqual({ adminUsers: ['U0123ABCD', 'W9ZZZ'], timeoutMs: 15 * 60_000 });
+  });
+
+  it('refuses admin users that are not Slack user ids, and approval timeouts out of range, naming the variable', () => {
+    const result = loadConfig({ ...minimal, ADMIN_USERS: 'U0123ABCD,@alice,c0123abc', APPROVAL_TIMEOUT_MINUTES: '0' });
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems).toEqual([
+      expect.stringMatching(/^ADMIN_USERS must be Slack user ids separated by commas, like U0123ABCD \(got "@alice", "c0123abc"\)/),
+      'APPROVAL_TIMEOUT_MINUTES must be a whole number from 1 to 10080 (got "0")',
+    ]);
+  });
 });

@@ -18,10 +18,12 @@
  *  7. A `tool` message answers a call of the nearest preceding assistant message (only tool messages between),
  *     by `tool_call_id`, at most once; its content is a string or text parts.
  *  8. `tools`, when present, is non-empty; each `{ type: 'function', function: { name } }` with a name matching
- *     ^[a-zA-Z0-9_-]{1,64}$, unique, and `parameters` (if given) a JSON schema with `type: 'object'`.
+ *     ^[a-zA-Z0-9_-]{1,64}$, unique, and `parameters` (if given) a JSON schema with `type: 'object'` that
+ *     OpenAI would accept (openai-function-schema.ts: arrays with items, properties that are schemas, …).
  *  9. `tool_choice` only with `tools`; a named choice names a defined tool.
  * 10. `stream_options` only with `stream: true`.
  */
+import { checkFunctionParameters } from './openai-function-schema';
 
 export interface ValidationError {
   message: string;
@@ -187,6 +189,8 @@ export function validateChatRequest(body: unknown): ValidationError | undefined 
         const got = isObject(parameters) ? String(parameters.type ?? 'None') : typeof parameters;
         return invalid(`Invalid schema for function '${name}': schema must be a JSON Schema of 'type: "object"', got 'type: "${got}"'.`, `${p}.function.parameters`, 'invalid_function_parameters');
       }
+      const schemaProblem = parameters === undefined ? undefined : checkFunctionParameters(name, parameters);
+      if (schemaProblem) return invalid(schemaProblem, `${p}.function.parameters`, 'invalid_function_parameters');
     }
   }
   const choice = body.tool_choice;

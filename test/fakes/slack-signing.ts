@@ -213,3 +213,31 @@ export function messageChangedEvent(input: MessageEventInput & { editedTs: strin
     message: { type: 'message', ...common(message), edited: { user: input.user, ts: editedTs } },
   };
 }
+
+export interface ButtonClickInput {
+  /** The fake workspace (its team, app and bot ids). */
+  slack: { teamId: string; appId: string; botUserId: string; botId: string; origin: string };
+  user: string;
+  channel: string;
+  /** The bot's message the button is on. */
+  message: { ts: string; thread_ts?: string };
+  action: { action_id: string; value?: string };
+}
+
+/** What Slack posts (as block_actions) when someone clicks a button in one of the bot's messages. */
+export function buttonClick(input: ButtonClickInput) {
+  const { slack, user, channel, message } = input;
+  return {
+    type: 'block_actions',
+    user: { id: user, username: user.toLowerCase(), team_id: slack.teamId },
+    team: { id: slack.teamId, domain: 'fake' },
+    api_app_id: slack.appId,
+    token: 'fake-verification-token',
+    trigger_id: '1.2.3',
+    container: { type: 'message', message_ts: message.ts, channel_id: channel, is_ephemeral: false, thread_ts: message.thread_ts },
+    channel: { id: channel, name: 'general' },
+    message: { type: 'message', ts: message.ts, thread_ts: message.thread_ts, user: slack.botUserId, bot_id: slack.botId, text: '' },
+    response_url: `${slack.origin}/response-url`,
+    actions: [{ type: 'button', action_ts: '1700000999.000100', ...input.action }],
+  };
+}

@@ -70,6 +70,7 @@ describe('a run releases what it made', () => {
         },
         retireDrafts: async () => false,
         post: async () => {},
+        requestApproval: async () => undefined,
       };
       watch(channel, `channel ${target.runId}`);
       return channel;
@@ -104,6 +105,7 @@ describe('a run releases what it made', () => {
       }),
     };
     const logger = createLogger({ level: 'error', write: () => {} });
+    const tools = createDefaultTools();
     const execute = createRunExecutor({
       bot: { userId: 'U0BOT', name: 'threadwise' },
       threads: threadSource,
@@ -111,11 +113,10 @@ describe('a run releases what it made', () => {
       ledger: createRunLedger(database.db),
       files,
       model,
-      registry: createDefaultTools(),
+      toolsFor: () => tools,
       skills: { read: () => Promise.reject(new Error('no skills here')) },
       skillIndex: () => [],
-      settings: { maxIterations: 3, runTimeoutMs: 60_000, toolTimeoutMs: 10_000, contextWindow: 32_768, stream: false },
-      timeZone: 'UTC',
+      settings: { maxIterations: 3, runTimeoutMs: 60_000, toolTimeoutMs: 10_000, contextWindow: 32_768, stream: false, timeZone: 'UTC', approvalTimeoutMs: 60_000 },
       now: Date.now,
       logger,
     });

@@ -24,10 +24,12 @@ export function formatAnswerForSlack(markdown: string, options: FormatAnswerOpti
   const maxChars = Math.min(options.maxCharsPerMessage ?? MARKDOWN_CHARS_PER_MESSAGE, MARKDOWN_CHARS_PER_MESSAGE);
   // Neutralise before splitting: escaping makes the text longer, and the limit applies to what is sent.
   const safe = neutraliseMentions(normaliseNewlines(markdown), options);
-  return splitForSlack(safe, maxChars).map((piece) => ({
-    text: toFallbackText(piece),
-    blocks: [{ type: 'markdown', text: piece }],
-  }));
+  return splitForSlack(safe, maxChars).map(toSlackMessage);
+}
+
+/** One piece of markdown that is safe to post and within the limits (a piece of a split) as a message. */
+export function toSlackMessage(piece: string): SlackMessage {
+  return { text: toFallbackText(piece), blocks: [{ type: 'markdown', text: piece }] };
 }
 
 /**

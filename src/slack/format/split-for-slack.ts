@@ -1,5 +1,5 @@
 import { findCut, type CutRules } from './find-cut';
-import type { Fence } from './find-fences';
+import { findFences, type Fence } from './find-fences';
 import { normaliseNewlines } from './normalise-newlines';
 import { parseParts, renderFence, renderPart, type Part } from './parse-parts';
 
@@ -14,6 +14,10 @@ const TABLE_ROWS: CutRules = { kinds: ['line', 'word'], hard: 'grapheme', protec
 const FILL_PROSE: CutRules = { kinds: ['paragraph', 'line'], hard: false, protect: true };
 const FILL_CODE: CutRules = { kinds: ['paragraph', 'line'], hard: false, protect: false };
 const FILL_TABLE: CutRules = { kinds: ['line'], hard: false, protect: true };
+
+/** After a head that is already out, anything but a cut inside a word will do: the piece is started. */
+const AFTER_HEAD_PROSE: CutRules = { kinds: ['paragraph', 'line', 'sentence', 'word'], hard: false, protect: true };
+const AFTER_HEAD_CODE: CutRules = { kinds: ['line'], hard: false, protect: false };
 
 /**
  * Splits text into pieces of at most maxChars, never mid-word and never inside a fenced code block (a fence that must
@@ -154,4 +158,49 @@ function nextStart(body: string, at: number, kind: string): number {
   const content = /\S/g;
   content.lastIndex = skip.lastIndex;
   return content.exec(body) === null ? body.length : skip.lastIndex;
+}
+
+/**
+ * Splits text whose first `headLength` characters are already out as the start of the first piece (a streamed
+ * message cannot take text back), so that piece is never shorter than them. When splitForSlack's own first piece
+ * begins with the head, that split is the answer. Otherwise the first piece is the head plus what fits of the rest
+ * of its paragraph or code block, up to the best line, sentence or word boundary (a code block cut there is closed
+ * and reopened, with its language, in the next piece); the rest is split as splitForSlack splits.
+ */
+export function splitKeepingHead(text: string, maxChars: number, headLength: number): string[] {
+  const pieces = splitForSlack(text, maxChars);
+  const head = text.slice(0, headLength);
+  if (headLength === 0 || headLength > maxChars || pieces[0]?.startsWith(head)) return pieces;
+  const fences = findFences(text);
+  const fence = fences.find((f) => f.start < headLength && headLength <= bodyEnd(text, f));
+  const close = fence ? `\n${fence.indent}${fence.marker}` : '';
+  // Where the head's own paragraph or code body ends (a line break, included so a cut can fall on it).
+  const boundary = fence ? bodyEnd(text, fence) : proseEnd(text, headLength, fences);
+  const room = Math.min(maxChars - close.length, boundary + 1) - headLength;
+  const rules = fence ? AFTER_HEAD_CODE : AFTER_HEAD_PROSE;
+  const cut = room >= 1 ? findCut(text.slice(0, boundary + 1), room, rules, headLength) : undefined;
+  const end = headLength + (cut?.end ?? 0);
+  if (fence?.closed && end === bodyEnd(text, fence) && fence.end <= maxChars) {
+    // The whole body is in: the fence's own closing line ends the piece, and the next does not open an empty block.
+    return [text.slice(0, fence.end), ...splitForSlack(text.slice(fence.end), maxChars)];
+  }
+  // Past the whitespace at the cut, as between any two pieces; with no cut the rest goes on from the head's end.
+  const resume = nextStart(text, headLength + (cut?.resume ?? 0), cut?.kind ?? (fence ? 'line' : 'word'));
+  const first = head + text.slice(headLength, end).trimEnd() + (fence && end + close.length <= maxChars ? close : '');
+  const rest = (fence ? `${fence.indent}${fence.marker}${fence.info}\n` : '') + text.slice(resume);
+  return [first, ...splitForSlack(rest, maxChars)];
+}
+
+/** Where a fence's body ends: the line break before its closing line, or the end of a fence never closed. */
+function bodyEnd(text: string, fence: Fence): number {
+  return fence.closed ? text.lastIndexOf('\n', fence.end - 1) : fence.end;
+}
+
+/** The line break that ends the paragraph `at` is in, or the line before the next code block, or the end. */
+function proseEnd(text: string, at: number, fences: readonly Fence[]): number {
+  const blank = /\n[ \t]*\n/g;
+  blank.lastIndex = at;
+  const paragraph = blank.exec(text)?.index ?? text.length;
+  const nextFence = fences.find((f) => f.start >= at);
+  return Math.min(paragraph, nextFence ? nextFence.start - 1 : text.length);
 }

@@ -1,0 +1,49 @@
+/**
+ * The tools a channel offers: threadwise's own everywhere, plus the MCP servers' tools enabled there, each as an
+ * external tool that waits for approval when mcp.json says so. Images a server returns are checked by their bytes
+ * before the model sees them.
+ */
+import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from '../files/image-format';
+import { OPENAI_TOOL_LIMIT, type McpHub, type McpTool } from '../mcp';
+import { createExternalTool } from '../tools/external-tool';
+import { createToolRegistry, type ToolRegistry } from '../tools/registry';
+import type { Tool } from '../tools/tool';
+
+export function createChannelTools(builtIn: Tool[], hub: McpHub | undefined): (channelId: string) => ToolRegistry {
+  const builtInOnly = createToolRegistry(builtIn);
+  if (!hub) return () => builtInOnly;
+  return (channelId) => {
+    const external = hub.tools(channelId, { limit: OPENAI_TOOL_LIMIT - builtIn.length });
+    return external.length === 0 ? builtInOnly : createToolRegistry([...builtIn, ...external.map((tool) => toExternalTool(hub, tool))]);
+  };
+}
+
+function toExternalTool(hub: McpHub, tool: McpTool): Tool {
+  return createExternalTool({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    server: tool.server,
+    action: tool.tool,
+    needsApproval: tool.needsApproval,
+    hints: { readOnly: tool.hints.readOnly, destructive: tool.hints.destructive },
+    async call(args, { signal, maxChars }) {
+      const result = await hub.call(tool.name, args, { signal, maxChars });
+      const images = result.images.flatMap((image, i) => {
+        const bytes = Buffer.from(image.data, 'base64');
+        const format = detectImageFormat(bytes);
+        if (!format || !SHOWABLE_IMAGE_FORMATS.has(format)) return [];
+        return [{ dataUrl: `data:${imageMimeType(format)};base64,${image.data}`, name: `${tool.tool} image ${i + 1}` }];
+      });
+      return { text: result.text, images };
+    },
+  });
+}
+
+/** For `/ask tools`: what the channel offers, and which calls wait for approval. */
+export function describeChannelTools(registry: ToolRegistry): Array<{ name: string; description: string; needsApproval: boolean }> {
+  return registry.names().map((name) => {
+    const tool = registry.get(name)!;
+    return { name, description: tool.description, needsApproval: tool.approval !== undefined };
+  });
+}

@@ -1,0 +1,37 @@
+import type { Clock } from '../../src/core/clock';
+
+/** A clock that only moves when a test moves it: timers fire inside `advance`, in the order they fall due. */
+export interface FakeClock extends Clock {
+  /** Moves time forward by `ms`, firing every timer that falls due on the way (timers they set included). */
+  advance(ms: number): void;
+  /** Timers set and not yet fired or cancelled. */
+  pending(): number;
+}
+
+export function createFakeClock(start = Date.UTC(2026, 10, 24, 9, 0, 0)): FakeClock {
+  let now = start;
+  let nextId = 0;
+  const timers = new Map<number, { due: number; callback: () => void }>();
+  return {
+    now: () => now,
+    setTimeout(callback, ms) {
+      const id = nextId++;
+      timers.set(id, { due: now + Math.max(0, ms), callback });
+      return () => timers.delete(id);
+    },
+    advance(ms) {
+      const until = now + ms;
+      for (;;) {
+        // The earliest due timer; among equals, the one set first (ids grow).
+        let first: [number, { due: number; callback: () => void }] | undefined;
+        for (const entry of timers) if (entry[1].due <= until && (!first || entry[1].due < first[1].due)) first = entry;
+        if (!first) break;
+        timers.delete(first[0]);
+        now = first[1].due;
+        first[1].callback();
+      }
+      now = until;
+    },
+    pending: () => timers.size,
+  };
+}
