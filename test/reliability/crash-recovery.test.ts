@@ -44,7 +44,8 @@ afterEach(async () => {
 });
 
 async function start(extra: Record<string, string> = {}) {
-  const bot = await spawnBot(botEnvironment(slack, model, { DATA_DIR: dataDir, RUN_LEASE_SECONDS: '2', ...extra }));
+  // Starting a process (node, tsx, an on-disk database) takes well over a minute on a loaded machine.
+  const bot = await spawnBot(botEnvironment(slack, model, { DATA_DIR: dataDir, RUN_LEASE_SECONDS: '2', ...extra }), 120_000);
   bots.push(bot);
   return bot;
 }
