@@ -2,6 +2,7 @@
  * Builds and starts threadwise from a validated Config: the one place real clients are made. main.ts calls it for
  * `npm start`; tests call it with the fakes' URLs, in-process.
  */
+import { agentSettings } from './agent-settings';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { App } from '@slack/bolt';
@@ -195,15 +196,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     toolsFor,
     skills,
     skillIndex: () => skills.list(),
-    settings: {
-      maxIterations: config.agent.maxIterations,
-      runTimeoutMs: config.agent.runTimeoutMs,
-      toolTimeoutMs: config.agent.toolTimeoutMs,
-      contextWindow: config.model.contextWindow,
-      stream: true,
-      timeZone: config.timeZone,
-      approvalTimeoutMs: config.approval.timeoutMs,
-    },
+    settings: agentSettings(config, { stream: true }),
     now,
     logger,
   });

@@ -5,6 +5,7 @@
  * this process (store/unleased-runs.ts), so a terminal sharing a PostgreSQL with the bot never answers Slack's runs
  * and the bot never takes over the terminal's.
  */
+import { agentSettings } from './agent-settings';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LocalConfig } from '../config';
@@ -113,15 +114,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     toolsFor: () => defaultTools,
     skills,
     skillIndex: () => skills.list(),
-    settings: {
-      maxIterations: config.agent.maxIterations,
-      runTimeoutMs: config.agent.runTimeoutMs,
-      toolTimeoutMs: config.agent.toolTimeoutMs,
-      contextWindow: config.model.contextWindow,
-      stream: true,
-      timeZone: config.timeZone,
-      approvalTimeoutMs: config.approval.timeoutMs,
-    },
+    settings: agentSettings(config, { stream: true }),
     now,
     logger,
   });

@@ -11,6 +11,7 @@ import type { RunStepRecord } from '../core/run-step';
 import type { ParkedTurn } from '../agent/run-agent-turn';
 import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
+import type { LedgerParkRequest } from '../store/run-ledger';
 import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
 
 /** Where the thread is read from. */
@@ -110,17 +111,7 @@ export interface RunLedger {
   decisions(runId: number): Promise<Map<string, ApprovalDecision>>;
 }
 
-export interface ParkRequest {
-  runId: number;
-  owner: string;
-  turn: ParkedTurn;
-  calls: Array<{ callId: string } & ApprovalPrompt>;
-  requestedBy?: string;
-  channelId: string;
-  threadTs: string;
-  expiresInMs: number;
-  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number };
-}
+export type ParkRequest = LedgerParkRequest & { turn: ParkedTurn };
 
 /** The thread's files, opened for one run. Nothing of it outlives the run. */
 export interface ThreadFiles {

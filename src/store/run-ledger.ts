@@ -10,10 +10,13 @@ import {
   recordStatusMessage,
 } from './run-store';
 import { getThreadById } from './thread-store';
-import { claimApprovedCall, listRunApprovals, parkRun, recordApprovalMessage, type ApprovalRow } from './approval-store';
+import { claimApprovedCall, listRunApprovals, parkRun, recordApprovalMessage, type ApprovalRow, type ParkRequest } from './approval-store';
 import { getRun } from './run-store';
 import type { ApprovalDecision, ApprovalPrompt } from '../core/approval';
 import type { RunStepRecord } from '../core/run-step';
+
+/** A run giving up its lease to wait for decisions on these calls. */
+export type LedgerParkRequest = Omit<ParkRequest, 'calls'> & { calls: Array<{ callId: string } & ApprovalPrompt> };
 
 export function createRunLedger(db: Database) {
   return {
@@ -26,17 +29,7 @@ export function createRunLedger(db: Database) {
     recordAnswer: (runId: number, answerTs: string[]) => recordAnswerPosted(db, runId, answerTs),
     recordSteps: (runId: number, steps: RunStepRecord[]) => insertRunSteps(db, runId, steps),
     drafts: async (runId: number) => (await getRun(db, runId))?.draftTs ?? [],
-    async park(request: {
-      runId: number;
-      owner: string;
-      turn: unknown;
-      calls: Array<{ callId: string } & ApprovalPrompt>;
-      requestedBy?: string;
-      channelId: string;
-      threadTs: string;
-      expiresInMs: number;
-      costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number };
-    }) {
+    async park(request: LedgerParkRequest) {
       const rows = await parkRun(db, {
         ...request,
         calls: request.calls.map((call) => ({ callId: call.callId, tool: call.tool, server: call.server, action: call.action, arguments: call.arguments, hints: call.hints })),

@@ -47,7 +47,8 @@ beforeAll(async () => {
     // approved call claimed and, by design (at most once), not run it again.
     start: { env: { TRACKER_TOKEN: 'tracker-secret-token-42' }, approvalSweepMs: 200, leaseMs: 30_000 },
   });
-});
+  // Three servers (one a child process started through tsx) and the app: over a minute on a loaded machine.
+}, 180_000);
 afterAll(async () => {
   await h?.close();
   await tracker?.close();
