@@ -290,21 +290,7 @@ async function ask(
     'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
     ...signSlackRequest(SIGNING_SECRET, body),
   };
-  // A keep-alive socket the server closed just as it was reused fails before any byte is read: sent again, as
-  // Slack would, and timed from the first attempt.
-  const sent = performance.now();
-  let attempt = 0;
-  let posted: Awaited<ReturnType<typeof postEvent>>;
-  for (;;) {
-    try {
-      posted = await postEvent(agent, eventsUrl, headers, body);
-      break;
-    } catch (error) {
-      if (++attempt > 2 || !/socket hang up|ECONNRESET/.test(String((error as Error).message ?? error))) throw error;
-    }
-  }
-  const { response } = posted;
-  const ackMs = attempt === 0 ? posted.ackMs : performance.now() - sent;
+  const { response, ackMs } = await postEvent(agent, eventsUrl, headers, body);
   if (response.status !== 200) throw new Error(`event for "${question}" answered ${response.status}: ${response.body}`);
   return { ts: stored.ts, ackMs };
 }

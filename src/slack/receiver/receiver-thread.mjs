@@ -298,9 +298,5 @@ parentPort.on('message', (message) => {
   }
 });
 
-// Longer than the idle timeout of the load balancers in front of it (60 s on most): with Node's default of 5 s, a
-// proxy reusing a connection the server has just closed gets a reset, and Slack a 502.
-server.keepAliveTimeout = 65_000;
-server.headersTimeout = 66_000;
 server.on('error', (error) => post({ type: 'listen-failed', code: error.code, message: error.message }));
 server.listen(port, () => post({ type: 'listening', port: server.address().port }));
