@@ -124,7 +124,7 @@ describe.each(drivers)('killed with -9 during a burst ($label)', ({ label }) => 
   };
 
   let currentPoint = 0;
-  it('answers every acknowledged question exactly once after restarts', { timeout: 2_400_000 }, async () => {
+  it('answers every acknowledged question exactly once after restarts', { timeout: 1_500_000 }, async () => {
     const random = seededRandom(18);
     const questions: Question[] = [];
     const ask = (n: number) => {
@@ -137,8 +137,6 @@ describe.each(drivers)('killed with -9 during a burst ($label)', ({ label }) => 
     };
 
     const finished = (q: Question) => answersIn(slack, q.ts).filter((m) => JSON.stringify(m.blocks ?? []).includes('feedback_buttons'));
-    // An answer, or a sentence saying why not: either way the run is over (the final check tells them apart).
-    const replied = (q: Question) => finished(q).length > 0 || answersIn(slack, q.ts).some((m) => /^Sorry/.test(m.text ?? ''));
     const killsBetweenAckAndRun: number[] = [];
     for (let point = 0; point < KILL_POINTS; point++) {
       currentPoint = point;
@@ -149,7 +147,7 @@ describe.each(drivers)('killed with -9 during a burst ($label)', ({ label }) => 
       const unacknowledged = questions.filter((q) => !q.acked);
       // A run killed three times gives up with a sentence (by design: a crash loop must end). Kills here come every
       // few seconds, so answers older than the last kill get the time to finish before the next one.
-      await slack.waitFor(() => questions.every((q) => q.ackedAt === undefined || q.ackedAt >= point - 1 || replied(q)), 600_000);
+      await slack.waitFor(() => questions.every((q) => q.ackedAt === undefined || q.ackedAt >= point - 1 || finished(q).length > 0), 120_000);
       const burst = Array.from({ length: PER_BURST }, () => ask(questions.length));
       if (point % 3 === 0) {
         // Right after a 200: the delivery is recorded, its run row most likely not yet.
@@ -184,8 +182,8 @@ describe.each(drivers)('killed with -9 during a burst ($label)', ({ label }) => 
       expect(round).toBeLessThan(10);
       await Promise.all(questions.filter((q) => !q.acked).map((question) => deliver(bot, question)));
     }
-    await slack.waitFor(() => questions.every(replied), 600_000).catch((error: Error) => {
-      const unfinished = questions.filter((q) => !replied(q));
+    await slack.waitFor(() => questions.every((q) => finished(q).length >= 1), 240_000).catch((error: Error) => {
+      const unfinished = questions.filter((q) => finished(q).length === 0);
       const about = unfinished.map((q) => `${q.ts} (acked ${q.acked}, sent ${q.sent}): ${JSON.stringify(slack.botMessages(CHANNEL, q.ts).map((m) => [m.text, m.metadata]))}`);
       const lines = bot.lines.filter((line) => unfinished.some((q) => line.includes(q.ts)) || /"level":"(warn|error)"/.test(line));
       throw new Error(`${unfinished.length} questions unanswered:\n${about.join('\n')}\nbot lines:\n${lines.slice(-40).join('\n')}`, { cause: error });
