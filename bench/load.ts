@@ -45,21 +45,13 @@ const MODEL_DELAY_MS = 300;
 const SIGNING_SECRET = 'bench-signing-secret-5e1f';
 const MODEL_KEY = 'sk-bench-key-0123456789abcdef';
 const DRIVER_FLAG = 'THREADWISE_LOAD_DRIVER';
-// The soak: many threads over several minutes, to see whether memory comes back after each answer.
-const SOAK_THREADS = 300;
-const SOAK_QUESTIONS_PER_THREAD = 10;
-const SOAK_MODEL_DELAY_MS = 100;
-/** Mentions answered before the soak's baseline is read: connections, JIT, caches and pools are warm by then. */
-const SOAK_WARM_UP = 500;
 
 /** Parent ⇄ driver messages. */
 type DriverMessage =
   | { type: 'fakes'; slackApiUrl: string; modelUrl: string; botToken: string }
   | { type: 'result'; acks: number[]; answersPosted: number; duplicates: number; failures: number; wallSeconds: number; driverStallMs: number }
-  | { type: 'soak-warm' }
-  | { type: 'soak-result'; asked: number; answered: number; duplicates: number; wallSeconds: number; ackP99Ms: number }
   | { type: 'error'; message: string };
-type ParentMessage = { type: 'go'; eventsUrl: string } | { type: 'soak'; eventsUrl: string } | { type: 'exit' };
+type ParentMessage = { type: 'go'; eventsUrl: string } | { type: 'exit' };
 
 export const loadSuite: BenchSuite = {
   name: 'load',
@@ -106,45 +98,21 @@ async function measureLoad(): Promise<BenchFigure[]> {
     send(driver, { type: 'go', eventsUrl: `http://127.0.0.1:${app.port}/slack/events` });
     const result = await messages.next('result');
     loop.disable();
-
-    // The soak, on the same app: RSS sampled every second; its baseline once the warm-up is answered.
-    const samples: Array<{ at: number; rss: number }> = [];
-    const soakSampler = setInterval(() => samples.push({ at: Date.now(), rss: process.memoryUsage.rss() }), 1_000);
-    send(driver, { type: 'soak', eventsUrl: `http://127.0.0.1:${app.port}/slack/events` });
-    await messages.next('soak-warm');
-    const warmAt = Date.now();
-    const soak = await messages.next('soak-result');
-    clearInterval(soakSampler);
-    const endAt = Date.now();
     const peakRss = sampler.stop();
     const extraction = await background.stop();
-    // Medians of the 30 s after the warm-up and of the last 30 s: one garbage collection does not make a trend.
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-    const warmRss = median(samples.filter((s) => s.at >= warmAt && s.at < warmAt + 30_000).map((s) => s.rss));
-    const endRss = median(samples.filter((s) => s.at >= endAt - 30_000).map((s) => s.rss));
-    const soakPeak = Math.max(...samples.map((s) => s.rss));
 
     const sorted = [...result.acks].sort((a, b) => a - b);
     const total = THREADS * QUESTIONS_PER_THREAD;
     return [
       { key: 'load.ack_p50_ms', value: round(percentile(sorted, 0.5)), unit: 'ms', note: `${total} mentions, ${THREADS} threads, model ${MODEL_DELAY_MS} ms, ${database}; ${extraction}` },
-      { key: 'load.ack_p99_ms', value: round(percentile(sorted, 0.99)), unit: 'ms', target: '< 50', note: 'each delivery recorded in the database before its 200' },
+      { key: 'load.ack_p99_ms', value: round(percentile(sorted, 0.99)), unit: 'ms', target: '< 100' },
       { key: 'load.ack_max_ms', value: round(sorted.at(-1)!), unit: 'ms', note: `the driver's own longest event-loop stall: ${round(result.driverStallMs)} ms` },
       { key: 'load.answers_posted', value: result.answersPosted, unit: '', target: `= ${total}`, note: result.failures ? `${result.failures} failure sentences` : undefined },
       { key: 'load.duplicate_answers', value: result.duplicates, unit: '', target: '= 0' },
       { key: 'load.wall_seconds', value: round(result.wallSeconds, 2), unit: 's', note: 'each thread asks again once answered; 4 runs at once (default)' },
-      { key: 'load.peak_rss_mb', value: Math.round(peakRss / 1024 / 1024), unit: 'MB', target: '< 600', note: 'the app process over the load and the soak: app, embedded database, extraction workers' },
+      { key: 'load.peak_rss_mb', value: Math.round(peakRss / 1024 / 1024), unit: 'MB', note: 'the app process: app, embedded database, extraction workers' },
       { key: 'load.event_loop_max_stall_ms', value: round(loop.max / 1e6), unit: 'ms', note: `app process; p99 ${round(loop.percentile(99) / 1e6)} ms` },
       { key: 'load.log_lines', value: logLines, unit: '' },
-      {
-        key: 'load.soak_mentions',
-        value: soak.asked,
-        unit: '',
-        target: `= ${SOAK_THREADS * SOAK_QUESTIONS_PER_THREAD}`,
-        note: `${SOAK_THREADS} threads, model ${SOAK_MODEL_DELAY_MS} ms, ${round(soak.wallSeconds / 60, 1)} min; ${soak.answered} answered, ${soak.duplicates} duplicates; ack p99 ${round(soak.ackP99Ms)} ms`,
-      },
-      { key: 'load.soak_rss_growth_mb', value: Math.round((endRss - warmRss) / 1024 / 1024), unit: 'MB', target: '< 50', note: `median RSS of the last 30 s minus that of the 30 s after ${SOAK_WARM_UP} warm-up mentions (${Math.round(warmRss / 1024 / 1024)} → ${Math.round(endRss / 1024 / 1024)} MB)` },
-      { key: 'load.soak_peak_rss_mb', value: Math.round(soakPeak / 1024 / 1024), unit: 'MB', target: '< 600' },
     ];
   } finally {
     await background.stop();
@@ -169,12 +137,9 @@ async function runDriver(): Promise<void> {
   for (const id of users) slack.addUser({ id, name: id.toLowerCase(), displayName: id });
   for (const id of channels) slack.addChannel({ id, name: id.toLowerCase() });
 
-  let startSoak: ((eventsUrl: string) => void) | undefined;
-  const soakRequested = new Promise<string>((resolve) => (startSoak = resolve));
   const parentMessages = new Promise<{ eventsUrl: string }>((resolve) =>
     process.on('message', (message: ParentMessage) => {
       if (message.type === 'go') resolve(message);
-      else if (message.type === 'soak') startSoak!(message.eventsUrl);
       else void Promise.all([slack.close(), model.close()]).then(() => process.exit(0));
     }),
   );
@@ -218,56 +183,11 @@ async function runDriver(): Promise<void> {
       wallSeconds,
       driverStallMs: loop.max / 1e6,
     } satisfies DriverMessage);
-    await runSoak(agent, slack, model, await soakRequested);
   } catch (error) {
     process.send!({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies DriverMessage);
   } finally {
     agent.destroy();
   }
-}
-
-/**
- * 3,000 mentions over 300 threads, each thread asking again once answered, so that hundreds of threads and runs
- * come and go: whatever the app keeps per thread or per run and never lets go of shows as RSS growth.
- */
-async function runSoak(agent: Agent, slack: FakeSlack, model: Awaited<ReturnType<typeof startFakeOpenAI>>, eventsUrl: string): Promise<void> {
-  model.setDefault({ delayMs: SOAK_MODEL_DELAY_MS, then: { text: 'Here is what I found: the build is green again.' } });
-  const users = Array.from({ length: SOAK_THREADS }, (_, i) => `U0SOAK${String(i).padStart(3, '0')}`);
-  const channels = users.map((_, i) => `C0SOAK${String(i).padStart(3, '0')}`);
-  for (const id of users) slack.addUser({ id, name: id.toLowerCase(), displayName: id });
-  for (const id of channels) slack.addChannel({ id, name: id.toLowerCase() });
-  const acks: number[] = [];
-  let answered = 0;
-  let warmSent = false;
-  let duplicates = 0;
-  const started = performance.now();
-  await Promise.all(
-    users.map(async (user, i) => {
-      const channel = channels[i]!;
-      let parent: string | undefined;
-      for (let n = 1; n <= SOAK_QUESTIONS_PER_THREAD; n++) {
-        const { ts, ackMs } = await ask(agent, slack, eventsUrl, channel, user, `soak question ${n} in thread ${i}`, parent);
-        acks.push(ackMs);
-        parent ??= ts;
-        await waitForAnswers(slack, channel, parent, n, 600_000, 250);
-        answered += 1;
-        if (!warmSent && answered >= SOAK_WARM_UP) {
-          warmSent = true;
-          process.send!({ type: 'soak-warm' } satisfies DriverMessage);
-        }
-      }
-      duplicates += Math.max(0, answerMessages(slack, channel, parent!).length - SOAK_QUESTIONS_PER_THREAD);
-    }),
-  );
-  const sorted = acks.sort((a, b) => a - b);
-  process.send!({
-    type: 'soak-result',
-    asked: acks.length,
-    answered,
-    duplicates,
-    wallSeconds: (performance.now() - started) / 1000,
-    ackP99Ms: percentile(sorted, 0.99),
-  } satisfies DriverMessage);
 }
 
 /** A user mentions the bot (in `parent`'s thread, or starting one); returns the message ts and the ack latency. */
@@ -325,15 +245,15 @@ function isFinished(message: Posted): boolean {
   return JSON.stringify(message.blocks ?? []).includes('feedback_buttons');
 }
 
-async function waitForAnswers(slack: FakeSlack, channel: string, threadTs: string, count: number, timeoutMs = 120_000, pollMs = 50): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+async function waitForAnswers(slack: FakeSlack, channel: string, threadTs: string, count: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const answers = answerMessages(slack, channel, threadTs);
     if (answers.filter(isFinished).length >= count) return;
     const failed = answers.find((m) => /^Sorry/.test(m.text ?? ''));
     if (failed) throw new Error(`thread ${threadTs} got a failure instead of an answer: ${failed.text}`);
-    if (Date.now() > deadline) throw new Error(`thread ${threadTs}: ${count} answers not posted within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    if (Date.now() > deadline) throw new Error(`thread ${threadTs}: ${count} answers not posted within 120 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

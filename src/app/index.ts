@@ -16,22 +16,12 @@ import { createRunWorker } from '../runs/run-worker';
 import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
-import { recoverQuestions, registerListeners } from '../slack/listeners';
-import { validateSlackPayload } from '../slack/payload-schemas';
-import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
-import { sweepExpiredContent } from '../store/retention';
-import { createRecordedDeliveries } from './recorded-deliveries';
-import { importLeftoverJournal } from './delivery-journal-files';
-import path from 'node:path';
+import { registerListeners } from '../slack/listeners';
 import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
 import type { DatabaseHandle } from '../store/database';
-import { openDatabaseWhenReachable } from './database/wait-for-database';
-import { checkSlackTokens } from './check-slack';
-import { StartupError } from './startup-error';
-
-export { StartupError };
+import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
 import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
 import { createSlackFileSource } from '../files/slack-file-source';
@@ -43,6 +33,9 @@ import { createMcpHub, loadMcpConfig } from '../mcp';
 import { expireWaitingApprovals, registerApprovalActions } from '../slack/approval-actions';
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
+import { StartupError } from './startup-error';
+
+export { StartupError };
 
 export interface StartOptions {
   logger?: Logger;
@@ -80,11 +73,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     createLogger({
       level: config.logLevel,
       secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, ...mcpConfig.config.secrets],
-      messageText: config.logMessageText,
     });
   const now = options.now ?? Date.now;
-  // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
-  await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
   let database: DatabaseHandle;
   try {
@@ -93,10 +83,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       (await openDatabaseWhenReachable(
         config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
         logger,
-        config.storage.databaseWaitMs,
       ));
   } catch (error) {
     skills.close();
+    if (error instanceof DatabaseUnreachableError) throw new StartupError(error.message);
     throw error;
   }
   const ownsDatabase = !options.database;
@@ -121,21 +111,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 10_000, maxRetryTime: 60_000 },
     timeout: 20_000,
   };
-  const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
-  // The embedded database is a file in DATA_DIR that one process owns: its deliveries are journaled to a file beside
-  // it, which no database lock or busy event loop can hold up. PostgreSQL, shared by replicas, records them itself.
-  const journalDir = database.driver === 'pglite' && ownsDatabase ? path.resolve(config.storage.dataDir, 'deliveries') : undefined;
-  if (journalDir) {
-    try {
-      await importLeftoverJournal(database.db, journalDir, logger);
-    } catch (error) {
-      if (ownsDatabase) await database.close();
-      skills.close();
-      throw new StartupError(`DATA_DIR: could not read the delivery journal in ${journalDir} (${error instanceof Error ? error.message : String(error)}); check that the folder is readable and writable`);
-    }
-  }
-  // Bound below, once the intake exists; no delivery arrives before app.start().
-  let recorded: ReturnType<typeof createRecordedDeliveries> | undefined;
   let receiver: ThreadedHttpReceiver | undefined;
   let healthServer: Server | undefined;
   if (config.slack.mode === 'http') {
@@ -143,11 +118,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       signingSecret: config.slack.signingSecret!,
       logger: logger.child({ component: 'slack' }),
       health: checkHealth,
-      journal: journalDir
-        ? { kind: 'file', dir: journalDir, receivedBy: replicaId }
-        : { kind: 'port', openPort: () => database.openQueryPort(), sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId },
-      validate: validateSlackPayload,
-      onDelivered: (deliveryId) => recorded?.onDelivered(deliveryId),
     });
   }
   const app = new App({
@@ -165,8 +135,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     if (ownsDatabase) await database.close();
     await mcp?.close();
     skills.close();
-    if (error instanceof StartupError) throw error;
-    throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
+    throw new StartupError(`Slack refused the bot token (${describeSlackError(error)}). Check SLACK_BOT_TOKEN and SLACK_API_URL.`);
   }
   const identity = await app.client.auth.test();
   const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
@@ -202,7 +171,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   });
   const worker = createRunWorker({
     db: database.db,
-    owner: replicaId,
+    owner: options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
     logger,
     leaseMs: options.leaseMs ?? config.runLeaseMs,
     pollMs: options.pollMs ?? 2_000,
@@ -215,11 +184,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     policy: {
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,
-      allowDirectMessages: config.slack.allowDirectMessages,
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
     },
     onQueued: () => worker.wake(),
-    onSettled: (deliveryIds) => receiver?.settle(deliveryIds),
     onRefused: async (trigger, refusal) => {
       await app.client.chat.postEphemeral({
         channel: trigger.channelId,
@@ -229,34 +196,20 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       });
     },
     onFiles: (trigger, threadId) => {
-      void (async () => {
-        const messages = await threads.messages(trigger.channelId, trigger.threadTs);
-        // With the authors' names, as a run registers them: files read ahead of time are not "from someone".
-        const authors = messages.flatMap((message) => (message.files?.length && message.user ? [message.user] : []));
-        await files.prefetch(threadId, messages, await threads.names([...new Set(authors)]));
-      })().catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+      void threads
+        .messages(trigger.channelId, trigger.threadTs)
+        .then((messages) => files.prefetch(threadId, messages))
+        .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
-  const listenerDeps = {
+  registerListeners(app, {
     db: database.db,
     intake,
     bot,
     replyWithoutMention: config.slack.replyWithoutMention,
     skills: () => skills.list(),
-    tools: (channelId: string) => describeChannelTools(toolsFor(channelId)),
+    tools: (channelId) => describeChannelTools(toolsFor(channelId)),
     logger,
-    replicaId,
-  };
-  registerListeners(app, listenerDeps);
-  recorded = createRecordedDeliveries({
-    db: database.db,
-    replicaId,
-    leaseMs: options.leaseMs ?? config.runLeaseMs,
-    logger,
-    tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
-    onForgotten: (deliveryIds) => receiver?.settle(deliveryIds),
-    replay: receiver ? (deliveries) => receiver!.replay(deliveries) : undefined,
-    recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
   });
   const approvalDeps = { db: database.db, timeZone: config.timeZone, logger, onRunResumable: () => worker.wake() };
   registerApprovalActions(app, { ...approvalDeps, admins: config.approval.adminUsers });
@@ -281,23 +234,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
   // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
   countTokens('threadwise', model.name);
-  // What a process that died had acknowledged is picked up before new work: its questions were asked first.
-  await recorded.start();
   worker.start();
-  const housekeeping = () => {
-    // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
+  // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
+  const pruning = setInterval(() => {
     pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
-    if (config.retentionDays > 0) {
-      sweepExpiredContent(database.db, config.retentionDays).then(
-        (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
-        (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
-      );
-    }
-  };
-  const pruning = setInterval(housekeeping, 60 * 60_000);
+  }, 60 * 60_000);
   pruning.unref();
-  const firstSweep = setTimeout(housekeeping, 60_000);
-  firstSweep.unref();
   // Tool calls nobody decided in time: any replica may expire them (each expires once), and the run carries on.
   const expiring = setInterval(() => {
     expireWaitingApprovals(app.client, approvalDeps).catch((error) => logger.warn('could not expire waiting approvals', { error }));
@@ -312,7 +254,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
-      clearTimeout(firstSweep);
       clearInterval(expiring);
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
@@ -320,7 +261,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       // Messages already acknowledged get the grace period to reach the database (it may be down right now).
       const lost = await intake.drain(graceMs);
       if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
-      await recorded!.stop();
       await worker.stop(Math.max(0, deadline - Date.now()));
       await extractor.close();
       await mcp?.close();

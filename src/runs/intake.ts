@@ -15,8 +15,6 @@ export interface IntakeDependencies {
   onQueued: () => void;
   /** Someone was turned away (allowlist, rate limit): tell them, politely. */
   onRefused: (trigger: Trigger, refusal: AccessRefusal) => Promise<void>;
-  /** These recorded deliveries are decided and written (or given up): their record of receipt can go. */
-  onSettled?: (deliveryIds: string[]) => void;
   /** Files arrived in an answered thread: extract them ahead of the question. */
   onFiles?: (trigger: Trigger, threadId: number) => void;
   /** Backoff while the database is unreachable; the last delay repeats. */
@@ -39,11 +37,6 @@ export interface Intake {
   drain(timeoutMs?: number): Promise<number>;
   /** Messages accepted but not yet written. */
   pending(): number;
-  /**
-   * Whether a message of this recorded delivery was submitted (its record is then settled with its run); asked once
-   * per delivery, after the app has processed it. A delivery the intake never saw is for the caller to forget.
-   */
-  tookDelivery(deliveryId: string): boolean;
 }
 
 interface Held {
@@ -76,7 +69,6 @@ export function createIntake(deps: IntakeDependencies): Intake {
   let writer: Promise<void> | undefined;
   let closed = false;
   let wakeWriter: (() => void) | undefined;
-  const takenDeliveries = new Set<string>();
 
   const whereOf = ({ item: { trigger, eventId } }: Held) => ({
     channel: trigger.channelId,
@@ -89,8 +81,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
   const act = async (trigger: Trigger, admission: Admission) => {
     const where = { channel: trigger.channelId, threadTs: trigger.threadTs, ts: trigger.messageTs };
     if (admission.kind === 'refused') {
-      deps.logger.info('message refused', { ...where, user: trigger.userId, reason: admission.refusal.reason, told: admission.tell });
-      if (!admission.tell) return;
+      deps.logger.info('message refused', { ...where, user: trigger.userId, reason: admission.refusal.reason });
       await deps.onRefused(trigger, admission.refusal).catch((error) =>
         deps.logger.warn('could not tell a user they were refused', { ...where, error }),
       );
@@ -124,11 +115,6 @@ export function createIntake(deps: IntakeDependencies): Intake {
     return batch;
   };
 
-  const settled = (held: Held[]) => {
-    const ids = held.flatMap(({ item }) => (item.deliveryId ? [item.deliveryId] : []));
-    if (ids.length > 0) deps.onSettled?.(ids);
-  };
-
   const remove = (written: Held[]) => {
     const gone = new Set(written);
     const kept = queue.filter((held) => !gone.has(held));
@@ -146,7 +132,6 @@ export function createIntake(deps: IntakeDependencies): Intake {
     const where = whereOf(held);
     if (isRefusedByDatabase(error)) {
       remove(batch);
-      settled(batch);
       deps.logger.error('the database refused an incoming message; it will not be answered', { ...where, error });
       return;
     }
@@ -196,7 +181,6 @@ export function createIntake(deps: IntakeDependencies): Intake {
           continue;
         }
         remove(batch);
-        settled(batch);
         batch.forEach((held, i) =>
           act(held.item.trigger, admissions[i]!).catch((error) => deps.logger.error('could not act on an incoming message', { ...whereOf(held), error })),
         );
@@ -216,7 +200,6 @@ export function createIntake(deps: IntakeDependencies): Intake {
   return {
     submit(item) {
       const { trigger } = item;
-      if (item.deliveryId) takenDeliveries.add(item.deliveryId);
       if (closed) {
         deps.logger.error('message arrived while shutting down; not recorded', { channel: trigger.channelId, ts: trigger.messageTs });
         return;
@@ -250,7 +233,6 @@ export function createIntake(deps: IntakeDependencies): Intake {
       return lost;
     },
     pending: () => queue.length,
-    tookDelivery: (deliveryId) => takenDeliveries.delete(deliveryId),
   };
 }
 

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { BotIdentity } from '../conversation';
 import { QUESTION_EVENT } from '../conversation';
@@ -6,8 +5,6 @@ import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
-import { forgetQuestion, recordQuestion, type PendingQuestion } from '../store/delivery-store';
-import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
@@ -24,8 +21,6 @@ export interface ListenerDependencies {
   /** The tools offered in a channel, for `/ask tools`. */
   tools: (channelId: string) => ToolListing[];
   logger: Logger;
-  /** This process, as the owner of the `/ask` questions it records. */
-  replicaId: string;
 }
 
 /** Reactions that stop a running answer when put on the question (or the bot's status message). */
@@ -39,12 +34,12 @@ export const ASK_USAGE =
  * its App in here. Payloads arrive as Slack sent them and are read defensively.
  */
 export interface SlackListenerHost {
-  event(name: string, listener: (args: { event: any; body: any; context: { deliveryId?: string } }) => Promise<void>): unknown;
+  event(name: string, listener: (args: { event: any; body: any }) => Promise<void>): unknown;
   command(
     name: string,
     listener: (args: {
       command: { text: string; channel_id: string; user_id: string; team_id: string };
-      ack(response?: { response_type: 'ephemeral'; text: string }): Promise<void>;
+      ack(): Promise<void>;
       respond(message: { response_type: 'ephemeral' | 'in_channel'; text: string }): Promise<unknown>;
       client: WebClient;
     }) => Promise<void>,
@@ -53,63 +48,53 @@ export interface SlackListenerHost {
 }
 
 export function registerListeners(app: SlackListenerHost, deps: ListenerDependencies): void {
-  const onMessage = async ({ event, body, context }: { event: any; body: unknown; context: { deliveryId?: string } }) => {
-    if (event.type === 'message' && event.subtype === 'message_deleted') {
-      const fileIds = ((event.previous_message?.files ?? []) as Array<{ id: string }>).map((file) => file.id);
-      const removed = await forgetSlackMessage(deps.db, event.channel, event.deleted_ts, fileIds);
-      deps.logger.info('a message was deleted in Slack; removed what was derived from it', { channel: event.channel, ts: event.deleted_ts, files: removed.length });
-      return;
-    }
+  const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
     const trigger = decideTrigger(event as IncomingMessage, deps.bot, deps.replyWithoutMention);
     if (!trigger) return;
     const envelope = body as { event_id?: string; team_id?: string };
-    deps.intake.submit({
-      eventId: envelope.event_id,
-      trigger: { ...trigger, teamId: trigger.teamId ?? envelope.team_id },
-      ...(context.deliveryId ? { deliveryId: context.deliveryId } : {}),
-    });
+    deps.intake.submit({ eventId: envelope.event_id, trigger: { ...trigger, teamId: trigger.teamId ?? envelope.team_id } });
   };
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
 
-  app.event('file_deleted', async ({ event }) => {
-    const removed = await forgetSlackFile(deps.db, event.file_id);
-    deps.logger.info('a file was deleted in Slack; removed what was derived from it', { slackFileId: event.file_id, ...removed });
-  });
-
   app.command('/ask', async ({ command, ack, respond, client }) => {
+    await ack();
     const question = command.text.trim();
     if (!question || question === 'help') {
-      await ack();
       await respond({ response_type: 'ephemeral', text: ASK_USAGE });
       return;
     }
     if (question === 'skills') {
-      await ack();
       await respond({ response_type: 'ephemeral', text: formatSkillList(deps.skills()) });
       return;
     }
     if (question === 'tools') {
-      await ack();
       await respond({ response_type: 'ephemeral', text: formatToolList(deps.tools(command.channel_id)) });
       return;
     }
-    // Recorded before Slack hears back: from here on a crash does not lose the question (recoverQuestions).
-    const pending = { id: randomUUID(), channelId: command.channel_id, userId: command.user_id, teamId: command.team_id || undefined, question };
     try {
-      await recordQuestion(deps.db, { ...pending, receivedBy: deps.replicaId });
-    } catch (error) {
-      deps.logger.warn('/ask could not record the question', { channel: command.channel_id, error });
-      await ack({ response_type: 'ephemeral', text: 'Sorry — I couldn’t take your question just now (my database isn’t answering). Please try again in a minute.' });
-      return;
-    }
-    await ack();
-    try {
-      await postQuestion(client, deps, pending);
+      // Slash commands cannot be used in threads and carry no thread_ts: start a thread with the question.
+      const posted = await client.chat.postMessage({
+        channel: command.channel_id,
+        text: `<@${command.user_id}> asked: ${question}`,
+        metadata: { event_type: QUESTION_EVENT, event_payload: { user_id: command.user_id, question } },
+        unfurl_links: false,
+      });
+      deps.intake.submit({
+        trigger: {
+          channelId: command.channel_id,
+          threadTs: posted.ts!,
+          messageTs: posted.ts!,
+          userId: command.user_id,
+          teamId: command.team_id,
+          engages: true,
+          needsEngagedThread: false,
+          hasFiles: false,
+        },
+      });
     } catch (error) {
       const code = (error as { data?: { error?: string } }).data?.error;
       deps.logger.warn('/ask could not post the question', { channel: command.channel_id, code });
-      await forgetQuestion(deps.db, pending.id).catch(() => {});
       await respond({
         response_type: 'ephemeral',
         text:
@@ -168,64 +153,4 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     const outcome = await requestCancel(deps.db, run.id);
     deps.logger.info('cancel requested', { runId: run.id, by: event.user, via: `:${event.reaction}:`, outcome });
   });
-}
-
-/** Slash commands cannot be used in threads and carry no thread_ts: the question starts a thread of its own. */
-async function postQuestion(client: WebClient, deps: Pick<ListenerDependencies, 'intake'>, question: Omit<PendingQuestion, 'createdAt'>): Promise<void> {
-  const posted = await client.chat.postMessage({
-    channel: question.channelId,
-    text: `<@${question.userId}> asked: ${question.question}`,
-    metadata: { event_type: QUESTION_EVENT, event_payload: { user_id: question.userId, question: question.question, question_id: question.id } },
-    unfurl_links: false,
-  });
-  admitQuestion(deps, question, posted.ts!);
-}
-
-function admitQuestion(deps: Pick<ListenerDependencies, 'intake'>, question: Omit<PendingQuestion, 'createdAt'>, ts: string): void {
-  deps.intake.submit({
-    questionId: question.id,
-    trigger: {
-      channelId: question.channelId,
-      threadTs: ts,
-      messageTs: ts,
-      userId: question.userId,
-      teamId: question.teamId,
-      engages: true,
-      needsEngagedThread: false,
-      hasFiles: false,
-    },
-  });
-}
-
-/**
- * Finishes `/ask` questions whose process died between recording and admitting them: the question found in the
- * channel (by its question_id metadata) is admitted as it is; one never posted is posted now. Either way once: the
- * run's (channel, ts) claim dedupes a question admitted twice.
- */
-export async function recoverQuestions(client: WebClient, deps: Pick<ListenerDependencies, 'intake' | 'db' | 'logger'>, questions: PendingQuestion[]): Promise<void> {
-  for (const question of questions) {
-    try {
-      const history = await client.conversations.history({
-        channel: question.channelId,
-        oldest: String(Math.floor(question.createdAt.getTime() / 1000) - 5),
-        include_all_metadata: true,
-        limit: 200,
-      });
-      const found = (history.messages ?? []).find(
-        (message) => (message.metadata?.event_payload as { question_id?: unknown } | undefined)?.question_id === question.id,
-      );
-      if (found?.ts) admitQuestion(deps, question, found.ts);
-      else await postQuestion(client, deps, question);
-      deps.logger.info('picked up a /ask question its process left unfinished', { channel: question.channelId, questionId: question.id, posted: !found });
-    } catch (error) {
-      const code = (error as { data?: { error?: string } }).data?.error;
-      if (code) {
-        // Slack answered, and said no (the bot left the channel, the channel is gone): trying again will not help.
-        deps.logger.warn('gave up an unfinished /ask question: Slack refused it', { channel: question.channelId, questionId: question.id, code });
-        await forgetQuestion(deps.db, question.id).catch(() => {});
-      } else {
-        deps.logger.warn('could not pick up an unfinished /ask question; trying again later', { channel: question.channelId, questionId: question.id, error });
-      }
-    }
-  }
 }

@@ -12,24 +12,11 @@ export interface DatabaseHandle {
   driver: 'pglite' | 'postgres';
   /** Resolves when the database answers a trivial query; rejects otherwise. For /healthz. */
   ping(): Promise<void>;
-  /**
-   * A port another thread sends { id, op: 'query', sql, params } to and gets { id, ok, error? } back from, answered
-   * off the main thread (by the embedded database's thread, or a small pool of its own for PostgreSQL).
-   */
-  openQueryPort(): import('node:worker_threads').MessagePort;
   close(): Promise<void>;
 }
 
 export type DatabaseLocation =
-  | {
-      driver: 'postgres';
-      url: string;
-      maxConnections?: number;
-      /** A statement (and a silent server) is given up after this; default 30 s. */
-      statementTimeoutMs?: number;
-      /** Connecting (TCP, TLS, login) is given up after this; default 10 s. */
-      connectTimeoutSeconds?: number;
-    }
+  | { driver: 'postgres'; url: string; maxConnections?: number }
   /** `dataDir` undefined → in memory (tests). */
   | { driver: 'pglite'; dataDir?: string };
 

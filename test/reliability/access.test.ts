@@ -41,23 +41,6 @@ describe('access', () => {
     expect(h.slack.botMessages(CHANNEL, ts)).toHaveLength(0);
   });
 
-  it('answers a direct message from someone on the user allowlist: DMs are not channels, ALLOWED_CHANNELS does not apply', async () => {
-    const dm = 'D0ANA';
-    h.slack.addChannel({ id: dm, name: 'ana-dm' });
-    const { ts } = await h.say({ channel: dm, user: ANA, text: 'a question in private', channelType: 'im' });
-    expect(await h.answers(dm, ts)).toEqual(['Answered.']);
-    expect(ephemeralsTo(ANA)).toEqual([]);
-  });
-
-  it('refuses a direct message from someone not on the user allowlist', async () => {
-    const dm = 'D0EVE';
-    h.slack.addChannel({ id: dm, name: 'eve-dm' });
-    const { ts } = await h.say({ channel: dm, user: EVE, text: 'can I ask here?', channelType: 'im' });
-    await h.slack.waitFor(() => ephemeralsTo(EVE).length === 1);
-    expect(ephemeralsTo(EVE)[0]).toMatch(/^Sorry, I can only answer people on my access list\./);
-    expect(h.slack.botMessages(dm, ts)).toHaveLength(0);
-  });
-
   it('answers a user up to the rate limit, then tells them plainly to wait a minute', async () => {
     const asked = [];
     for (const n of [1, 2]) {

@@ -3,9 +3,6 @@
  * no DATABASE_URL → embedded PGlite in DATA_DIR, on a thread of its own; DATABASE_URL → PostgreSQL through postgres.js.
  */
 import { mkdir } from 'node:fs/promises';
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
-import { MessageChannel, Worker } from 'node:worker_threads';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
@@ -22,7 +19,9 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
 const MIGRATION_LOCK_KEY = 7_412_003_001;
 
 export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
-  return location.driver === 'postgres' ? openPostgres(location) : openPglite(location.dataDir);
+  return location.driver === 'postgres'
+    ? openPostgres(location.url, location.maxConnections)
+    : openPglite(location.dataDir);
 }
 
 async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
@@ -56,7 +55,6 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
     ping: async () => {
       await db.execute(sql`select 1`);
     },
-    openQueryPort: () => thread.openPort(),
     close: async () => {
       await thread.close();
       unlock();
@@ -64,21 +62,12 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   };
 }
 
-/** Defaults for a server that stops answering: a query waits this long at most, then its connection is dropped. */
-const STATEMENT_TIMEOUT_MS = 30_000;
-const CONNECT_TIMEOUT_SECONDS = 10;
-
-async function openPostgres(location: Extract<DatabaseLocation, { driver: 'postgres' }>): Promise<DatabaseHandle> {
-  const { url, maxConnections = 10 } = location;
-  const statementTimeoutMs = location.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
-  const connectTimeout = location.connectTimeoutSeconds ?? CONNECT_TIMEOUT_SECONDS;
+async function openPostgres(url: string, maxConnections = 10): Promise<DatabaseHandle> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  const socket = socketFactory(url, statementTimeoutMs);
   // One connection (max: 1), so the session-level advisory lock and the migration share it.
-  // No inactivity timeout here: waiting for another replica's migration is silence too.
-  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: connectTimeout });
+  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migrate(drizzle(migrator), { migrationsFolder });
@@ -88,74 +77,20 @@ async function openPostgres(location: Extract<DatabaseLocation, { driver: 'postg
   const client = postgres(url, {
     max: maxConnections,
     onnotice: () => {},
-    connect_timeout: connectTimeout,
-    // Closed before the socket's inactivity timeout would drop them: an idle connection is not a dead one.
-    idle_timeout: Math.max(1, Math.floor(statementTimeoutMs / 2000)),
-    // The server gives up on a statement after this; the socket below gives up on a server that stopped answering.
-    connection: { statement_timeout: statementTimeoutMs },
-    ...(socket ? { socket } : {}),
+    connect_timeout: 10,
+    idle_timeout: 30,
     // postgres.js delays a connection's next attempt by 3^failures/100 s (up to 20 s), counting failures across the
     // pool: after a database blip of a few seconds, the queries that landed on such a connection waited up to 20 s
     // more (the health check among them). Our own layers back off already (intake, worker polls); keep this to 1 s.
     backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
   });
   const db = drizzle(client, { schema });
-  let portThread: Worker | undefined;
   return {
     db: db as unknown as Database,
     driver: 'postgres',
     ping: async () => {
       await client`select 1`;
     },
-    openQueryPort() {
-      portThread ??= new Worker(new URL('./postgres-port-thread.mjs', import.meta.url), { workerData: { url } });
-      const { port1, port2 } = new MessageChannel();
-      portThread.postMessage({ op: 'attach', port: port2 }, [port2]);
-      return port1;
-    },
-    async close() {
-      const closing = portThread;
-      portThread = undefined;
-      if (closing) {
-        closing.postMessage({ op: 'close' });
-        await Promise.race([once(closing, 'message'), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
-        await closing.terminate();
-      }
-      await client.end({ timeout: 5 });
-    },
+    close: () => client.end({ timeout: 5 }),
   };
-}
-
-/**
- * The connection's socket, with what postgres.js cannot set itself: TCP keepalive after 10 s idle (its own
- * `keep_alive` sets only that, and Linux then waits 75 s × 9 probes), and an inactivity timeout a little longer than
- * the server's statement_timeout. A healthy server answers or cancels within statement_timeout; a server that
- * accepted and went silent (half-open after a network partition, a hung proxy) gets its connection destroyed, and
- * the query fails with CONNECTION_CLOSED instead of hanging the run. Undefined for several hosts or a Unix socket,
- * where postgres.js's own connect logic is kept.
- */
-function socketFactory(url: string, statementTimeoutMs: number) {
-  let host: string;
-  let port: number;
-  try {
-    const parsed = new URL(url);
-    if (parsed.hostname === '' || parsed.hostname.includes(',') || parsed.host.includes(',') || parsed.searchParams.has('host')) return undefined;
-    host = parsed.hostname.replace(/^\[|\]$/g, '');
-    port = Number(parsed.port || 5432);
-  } catch {
-    return undefined;
-  }
-  return () =>
-    new Promise<Socket>((resolve, reject) => {
-      const socket = connect({ host, port });
-      socket.once('error', reject);
-      socket.once('connect', () => {
-        socket.off('error', reject);
-        socket.setKeepAlive(true, 10_000);
-        socket.setTimeout(statementTimeoutMs + 5_000, () =>
-          socket.destroy(Object.assign(new Error(`PostgreSQL at ${host}:${port} sent nothing for ${(statementTimeoutMs + 5_000) / 1000} s; dropping the connection`), { code: 'ETIMEDOUT' })),
-        );
-        resolve(socket);
-      });
-    });
 }

@@ -12,14 +12,11 @@
  *
  * Plain JavaScript: it runs without tsx. Its messages: see ThreadMessage in threaded-http-receiver.ts.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, unlink } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from './signed-request.mjs';
 
-const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs, journal } = workerData;
+const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs } = workerData;
 
 /** Requests waiting for the main thread: an app's ack(), or a health check. */
 const waiting = new Map();
@@ -66,9 +63,8 @@ async function handle(req, res) {
   try {
     body = parseSlackBody(rawBody, single(req.headers['content-type']));
   } catch (error) {
-    // Acknowledged all the same: Slack would only send the same unreadable body again.
-    log('warn', 'dropped a signed request whose body could not be read', { reason: error instanceof Error ? error.message : String(error) });
-    return void res.writeHead(200).end();
+    log('warn', 'refused a signed request whose body could not be read', { reason: error instanceof Error ? error.message : String(error) });
+    return void res.writeHead(400).end();
   }
 
   const retry = retryOf(req.headers);
@@ -84,27 +80,11 @@ async function handle(req, res) {
         minuteRateLimited: body.minute_rate_limited,
       });
       return;
-    case 'event': {
-      // Slack never redelivers an event it got a 200 for: the 200 goes out only once the delivery is recorded in
-      // the database, from where a process that dies before the run row exists is replayed. Nothing the app does
-      // can change an Events API response, so the app sees it after the 200.
-      if (!journal) {
-        res.writeHead(200).end();
-        post({ type: 'request', body, ...retry });
-        return;
-      }
-      let deliveryId;
-      try {
-        deliveryId = await recordDelivery(body, retry);
-      } catch (error) {
-        // Not recorded, not acknowledged: Slack retries it (and the event-id dedupe keeps a late write harmless).
-        logJournalFailure(error);
-        return void res.writeHead(503).end();
-      }
+    case 'event':
+      // Acknowledged before the app sees it: nothing the app does can change an Events API response.
       res.writeHead(200).end();
-      post({ type: 'request', body, ...retry, deliveryId });
+      post({ type: 'request', body, ...retry });
       return;
-    }
     case 'needs_app':
       return askMainThread(res, { type: 'request', body, ...retry }, ackTimeoutMs, () => {
         // As Bolt's own receiver does when no listener acknowledges in time.
@@ -112,135 +92,6 @@ async function handle(req, res) {
         res.writeHead(404).end();
       });
   }
-}
-
-// ---- the delivery journal: group-committed, either to the database through a query port (PostgreSQL, shared by
-// the replicas) or to a local append-only file (the embedded database, itself a file in DATA_DIR: as durable, and
-// free of the database's lock, which a transaction of the main thread can hold across a busy event loop) ----
-
-/** Deliveries waiting for the next write: whatever arrives while one write runs goes into the next. */
-const unrecorded = [];
-let recording = false;
-const journalCalls = new Map();
-let nextJournalCall = 1;
-let lastJournalFailureLog = 0;
-
-if (journal?.kind === 'port') {
-  journal.port.on('message', ({ id, ok, error }) => {
-    const call = journalCalls.get(id);
-    if (!call) return;
-    journalCalls.delete(id);
-    clearTimeout(call.timer);
-    if (ok) call.resolve();
-    else call.reject(new Error(error?.message ?? 'the database refused the delivery'));
-  });
-}
-
-function recordDelivery(body, retry) {
-  return new Promise((resolve, reject) => {
-    unrecorded.push({ id: randomUUID(), body, retry, resolve, reject });
-    if (!recording) {
-      recording = true;
-      // One turn first: the rest of a burst read in this turn joins the same write.
-      setImmediate(writeDeliveries);
-    }
-  });
-}
-
-async function writeDeliveries() {
-  while (unrecorded.length > 0) {
-    const batch = unrecorded.splice(0, 200);
-    const rows = batch.map(({ id, body, retry }) => ({ id, receivedBy: journal.receivedBy, body, ...retry }));
-    try {
-      if (journal.kind === 'file') await appendToSegment(rows);
-      else await journalQuery(journal.sql, [JSON.stringify(rows)]);
-      for (const delivery of batch) delivery.resolve(delivery.id);
-    } catch (error) {
-      for (const delivery of batch) delivery.reject(error);
-    }
-  }
-  recording = false;
-}
-
-/** One statement on the journal's port; rejects after `journal.timeoutMs`, within Slack's 3 s. */
-function journalQuery(sql, params) {
-  const id = nextJournalCall++;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      journalCalls.delete(id);
-      reject(new Error(`the database did not record the delivery within ${journal.timeoutMs} ms`));
-    }, journal.timeoutMs);
-    journalCalls.set(id, { resolve, reject, timer });
-    journal.port.postMessage({ id, op: 'query', sql, params });
-  });
-}
-
-/**
- * The file journal: segments of JSON lines in journal.dir, each synced to disk before its deliveries are
- * acknowledged. A segment is deleted once every delivery in it is settled (the main thread says so) and a newer
- * one is being written; what a dead process leaves is imported into the database by the next start and replayed.
- */
-const segments = new Map();
-const segmentOfDelivery = new Map();
-let current;
-let segmentCounter = 0;
-
-async function appendToSegment(rows) {
-  if (!current || current.entries >= 1_000 || Date.now() - current.openedAt > 10_000) await rotateSegment();
-  const segment = current;
-  for (const row of rows) {
-    segment.pending.add(row.id);
-    segmentOfDelivery.set(row.id, segment);
-  }
-  segment.entries += rows.length;
-  await segment.handle.write(rows.map((row) => `${JSON.stringify(row)}\n`).join(''));
-  await segment.handle.datasync();
-}
-
-async function rotateSegment() {
-  const previous = current;
-  await mkdir(journal.dir, { recursive: true });
-  const name = path.join(journal.dir, `${Date.now()}-${process.pid}-${++segmentCounter}.jsonl`);
-  current = { name, handle: await open(name, 'a'), pending: new Set(), entries: 0, openedAt: Date.now(), closed: false };
-  segments.set(name, current);
-  if (previous) {
-    previous.closed = true;
-    await previous.handle.close();
-    await dropIfSettled(previous);
-  }
-}
-
-async function dropIfSettled(segment) {
-  if (!segment.closed || segment.pending.size > 0 || !segments.has(segment.name)) return;
-  segments.delete(segment.name);
-  await unlink(segment.name).catch(() => {});
-}
-
-function settle(ids) {
-  for (const id of ids) {
-    const segment = segmentOfDelivery.get(id);
-    if (!segment) continue;
-    segmentOfDelivery.delete(id);
-    segment.pending.delete(id);
-    void dropIfSettled(segment);
-  }
-}
-
-async function closeJournal() {
-  if (journal?.kind === 'port') return journal.port.close();
-  if (!current) return;
-  current.closed = true;
-  await current.handle.close().catch(() => {});
-  await dropIfSettled(current);
-}
-
-/** One line per outage, not one per delivery. */
-function logJournalFailure(error) {
-  if (Date.now() - lastJournalFailureLog < 10_000) return;
-  lastJournalFailureLog = Date.now();
-  log('error', 'could not record deliveries from Slack; answering 503 so that Slack delivers them again', {
-    error: error instanceof Error ? error.message : String(error),
-  });
 }
 
 /** Posts `message` with a fresh id; the main thread's `respond` with that id answers `res`, unless `timeoutMs` passes first. */
@@ -287,13 +138,10 @@ function single(value) {
 
 parentPort.on('message', (message) => {
   if (message.type === 'respond') respond(message);
-  else if (message.type === 'settled') settle(message.ids);
   else if (message.type === 'close') {
     // No new connections; idle keep-alive ones are closed, requests in progress finish (an ack from the app, or
     // its timeout). Every request handed over so far was posted before 'closed', so the app has them all.
-    server.close(() => {
-      void closeJournal().finally(() => post({ type: 'closed' }));
-    });
+    server.close(() => post({ type: 'closed' }));
     server.closeIdleConnections();
   }
 });

@@ -4,7 +4,7 @@
  * busy answering makes it. Bolt itself stays on the main thread and sees every verified request as its own
  * HTTPReceiver would hand it over (body, retry number and reason, an ack()).
  */
-import { Worker, type MessagePort } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 import type { Logger } from '../../logging/logger';
 
 export interface HealthReport {
@@ -22,30 +22,6 @@ export interface ThreadedHttpReceiverOptions {
   /** A slash command or an interaction not acknowledged by then gets a 404, as with Bolt's own receiver. */
   ackTimeoutMs?: number;
   healthTimeoutMs?: number;
-  /**
-   * Where Events API deliveries are recorded before their 200: a fresh query port to the database for each receiver
-   * thread (it speaks { id, op: 'query', sql, params } → { id, ok, error? }), the insert to run on it, and this
-   * process's replica id. Without it, deliveries are acknowledged unrecorded.
-   */
-  journal?:
-    | { kind: 'port'; openPort(): MessagePort; sql: string; receivedBy: string; timeoutMs?: number }
-    /** Segments of JSON lines in `dir`, synced before the 200; settle() lets the thread delete them. */
-    | { kind: 'file'; dir: string; receivedBy: string };
-  /**
-   * Says which payloads reach Bolt. A body it refuses is acknowledged (200, empty) and dropped with one log line;
-   * its sentence says what was wrong, never what the payload said.
-   */
-  validate?: (body: Record<string, unknown>) => { ok: true } | { ok: false; problem: string; kind: string; quiet?: boolean };
-  /** A recorded delivery has been processed by Bolt (or dropped): the caller settles its record. */
-  onDelivered?: (deliveryId: string) => void;
-}
-
-/** A recorded delivery to process again (its process died before its run was written). */
-export interface ReplayedDelivery {
-  id: string;
-  body: Record<string, unknown>;
-  retryNum?: number;
-  retryReason?: string;
 }
 
 /**
@@ -72,17 +48,13 @@ export interface ThreadedHttpReceiver {
   start(port: number): Promise<{ port: number }>;
   /** Stops listening; resolves once Bolt has processed every request already acknowledged. */
   stop(): Promise<void>;
-  /** Hands recorded deliveries to Bolt as if they had just arrived (already acknowledged). */
-  replay(deliveries: ReplayedDelivery[]): void;
-  /** These deliveries need their record no more (their run is written, or they needed none): file journal only. */
-  settle(deliveryIds: string[]): void;
 }
 
 /** What the thread posts to the main thread. */
 type ThreadMessage =
   | { type: 'listening'; port: number }
   | { type: 'listen-failed'; code?: string; message: string }
-  | { type: 'request'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string; deliveryId?: string }
+  | { type: 'request'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string }
   | { type: 'health'; id: number }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields: Record<string, unknown> }
   | { type: 'closed' };
@@ -107,34 +79,22 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
   };
 
   /** Hands one verified request to Bolt. Events API deliveries were acknowledged by the thread already (no id). */
-  const dispatch = ({ id, body, retryNum, retryReason, deliveryId }: Extract<ThreadMessage, { type: 'request' }>) => {
+  const dispatch = ({ id, body, retryNum, retryReason }: Extract<ThreadMessage, { type: 'request' }>) => {
     let acknowledged = id === undefined;
     const ack = async (response?: unknown) => {
       if (acknowledged) return;
       acknowledged = true;
       respond(id!, 200, response);
     };
-    const verdict = options.validate?.(body) ?? { ok: true as const };
-    if (!verdict.ok) {
-      // One line, no payload: a malformed body never reaches a listener, and Slack gets its 200 so it does not retry.
-      if (verdict.quiet) logger.debug('dropped a Slack payload threadwise does not handle', { kind: verdict.kind });
-      else logger.warn('dropped a Slack payload of unexpected shape', { kind: verdict.kind, problem: verdict.problem });
-      void ack();
-      if (deliveryId) options.onDelivered?.(deliveryId);
-      return;
-    }
     const processing = app!
-      .processEvent({ body, ack, retryNum, retryReason, customProperties: deliveryId ? { deliveryId } : {} })
+      .processEvent({ body, ack, retryNum, retryReason, customProperties: {} })
       .catch((error: unknown) => {
         logger.error('an error escaped Bolt while it processed a request from Slack', { error, type: body.type ?? body.command });
         if (acknowledged) return;
         acknowledged = true;
         respond(id!, (error as { code?: unknown } | undefined)?.code === BOLT_AUTHORIZATION_ERROR ? 401 : 500);
       })
-      .finally(() => {
-        inFlight.delete(processing);
-        if (deliveryId) options.onDelivered?.(deliveryId);
-      });
+      .finally(() => inFlight.delete(processing));
     inFlight.add(processing);
   };
 
@@ -150,8 +110,6 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
 
   const spawn = (listenOn: number) =>
     new Promise<void>((resolve, reject) => {
-      // Each thread gets a port of its own: a port moves with the thread it was given to, and dies with it.
-      const journalPort = options.journal?.kind === 'port' ? options.journal.openPort() : undefined;
       const thread = new Worker(new URL('./receiver-thread.mjs', import.meta.url), {
         workerData: {
           signingSecret: options.signingSecret,
@@ -161,18 +119,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
           bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
           ackTimeoutMs: options.ackTimeoutMs ?? 3_001,
           healthTimeoutMs: options.healthTimeoutMs ?? 10_000,
-          journal:
-            options.journal?.kind === 'file'
-              ? { kind: 'file', dir: options.journal.dir, receivedBy: options.journal.receivedBy }
-              : journalPort && {
-                  kind: 'port',
-                  port: journalPort,
-                  sql: options.journal!.sql,
-                  receivedBy: options.journal!.receivedBy,
-                  timeoutMs: options.journal!.timeoutMs ?? 2_500,
-                },
         },
-        transferList: journalPort ? [journalPort] : [],
       });
       worker = thread;
       let listening = false;
@@ -227,20 +174,6 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
       stopping = false;
       await spawn(listenOn);
       return { port };
-    },
-    settle(deliveryIds) {
-      if (options.journal?.kind === 'file' && deliveryIds.length > 0) worker?.postMessage({ type: 'settled', ids: deliveryIds });
-    },
-    replay(deliveries) {
-      for (const delivery of deliveries) {
-        dispatch({
-          type: 'request',
-          body: delivery.body,
-          deliveryId: delivery.id,
-          ...(delivery.retryNum !== undefined ? { retryNum: delivery.retryNum } : {}),
-          ...(delivery.retryReason !== undefined ? { retryReason: delivery.retryReason } : {}),
-        });
-      }
     },
     async stop() {
       const thread = worker;
