@@ -26,7 +26,7 @@ import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
 import { createSlackFileSource } from '../files/slack-file-source';
 import { createFileSearch } from './file-search';
-import { createDocumentExtractor } from '../files/extract';
+import { createDocumentExtractor, resolveOcrSettings } from '../files/extract';
 import { builtInTools } from '../tools';
 import { createChannelTools, describeChannelTools } from './channel-tools';
 import { createMcpHub, loadMcpConfig } from '../mcp';
@@ -141,7 +141,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
 
   const model = createChatModel(config.model, logger);
-  const extractor = createDocumentExtractor();
+  const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
   const files = createThreadFiles({
     db: database.db,
     extractor,

@@ -9,7 +9,7 @@ import { agentSettings } from './agent-settings';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LocalConfig } from '../config';
-import { createDocumentExtractor } from '../files/extract';
+import { createDocumentExtractor, resolveOcrSettings } from '../files/extract';
 import { createLocalFileSource } from '../files/local-file-source';
 import { createThreadFiles } from '../files/thread-files';
 import type { Logger } from '../logging/logger';
@@ -83,7 +83,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
 
   const bot = { userId: 'local:threadwise', name: 'threadwise' };
   const model = createChatModel(config.model, logger, { retry: options.retry });
-  const extractor = createDocumentExtractor();
+  const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
   const files = createThreadFiles({
     db,
     extractor,

@@ -28,7 +28,16 @@ export interface Config {
     timeoutMs: number;
   };
   agent: { maxIterations: number; runTimeoutMs: number; toolTimeoutMs: number };
-  files: { preloadKb: number; maxFileBytes: number; maxImagesPerTurn: number; maxImageBytes: number };
+  files: {
+    preloadKb: number;
+    maxFileBytes: number;
+    maxImagesPerTurn: number;
+    maxImageBytes: number;
+    /** OCR_LANGUAGES split at "+": Tesseract codes whose data comes from @tesseract.js-data/<code>. */
+    ocrLanguages: string[];
+    /** OCR_MAX_PAGES: pages recognised per document; 0 turns OCR off. */
+    ocrMaxPages: number;
+  };
   storage: { databaseUrl?: string; dataDir: string };
   skillsDir: string;
   /** MCP_CONFIG as given; undefined → ./mcp.json if it exists (resolved by mcp/load-mcp-config.ts). */
@@ -122,6 +131,8 @@ function localSettings(e: LocalEnvironment): LocalConfig {
       maxFileBytes: e.MAX_FILE_MB * 1024 * 1024,
       maxImagesPerTurn: e.MAX_IMAGES_PER_TURN,
       maxImageBytes: e.MAX_IMAGE_KB * 1024,
+      ocrLanguages: e.OCR_LANGUAGES,
+      ocrMaxPages: e.OCR_MAX_PAGES,
     },
     storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR },
     skillsDir: e.SKILLS_DIR,

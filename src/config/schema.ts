@@ -48,6 +48,23 @@ const url = (name: string, fallback: string | undefined, hint: string) =>
       }
     });
 
+/** Tesseract language codes joined by "+", e.g. "eng+chi_sim"; their data ships as @tesseract.js-data/<code>. */
+const ocrLanguages = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const raw = value?.trim() || 'eng';
+    const codes = raw.split('+').map((code) => code.trim());
+    if (codes.some((code) => !/^[a-z]{3}(_[a-z]+)?$/i.test(code))) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `OCR_LANGUAGES must be Tesseract language codes joined by "+", e.g. "eng" or "eng+chi_sim" (got "${value}")`,
+      });
+      return z.NEVER;
+    }
+    return [...new Set(codes.map((code) => code.toLowerCase()))];
+  });
+
 const list = z
   .string()
   .optional()
@@ -106,6 +123,8 @@ export const environmentSchema = z
     SKILLS_DIR: z.string().optional().default('./skills'),
     REPLY_WITHOUT_MENTION: bool('REPLY_WITHOUT_MENTION', true),
     PRELOAD_KB: int('PRELOAD_KB', 8, 0, 1024),
+    OCR_LANGUAGES: ocrLanguages,
+    OCR_MAX_PAGES: int('OCR_MAX_PAGES', 10, 0, 500),
     MAX_FILE_MB: int('MAX_FILE_MB', 50, 1, 1024),
     MAX_IMAGES_PER_TURN: int('MAX_IMAGES_PER_TURN', 4, 0, 20),
     MAX_IMAGE_KB: int('MAX_IMAGE_KB', 1536, 16, 20_480),

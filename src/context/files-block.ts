@@ -39,7 +39,8 @@ export function renderFilesBlock(files: readonly ThreadFile[], options: FilesBlo
     const cells = [
       escapeInline(file.id),
       `"${escapeInline(file.name)}"`,
-      escapeInline(file.fileType || file.mimeType),
+      // "scanned, OCR": the text came from recognising images, so the model weighs odd words and numbers.
+      escapeInline(file.fileType || file.mimeType) + (file.scanned ? ' (scanned, OCR)' : ''),
       formatBytes(file.sizeBytes),
       file.pageCount === undefined ? '-' : String(file.pageCount),
       ...(showText ? [describeTextSize(textLengths.get(file.id))] : []),
@@ -80,6 +81,7 @@ function describeTextSize(chars: number | undefined): string {
 }
 
 function describePreload(file: ThreadFile, text: string | undefined, totalChars: number | undefined): string {
+  if (text === undefined && file.pending) return `extracting, ready in about ${file.pending.readyInSeconds} s`;
   if (text === undefined) return 'no';
   const whole = totalChars !== undefined ? text.length >= totalChars : Buffer.byteLength(text) >= file.sizeBytes;
   return whole ? 'yes, whole' : `first ${formatCount(text.length)} chars`;

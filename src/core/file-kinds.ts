@@ -12,11 +12,15 @@ const IMAGE_TYPES = new Set(['png', 'jpg', 'jpeg', 'gif', 'webp', 'heic', 'heif'
 const TEXT_TYPES = new Set([
   'text', 'txt', 'markdown', 'md', 'csv', 'tsv', 'json', 'yaml', 'yml', 'xml', 'log', 'ini', 'toml', 'sql', 'diff',
   'patch', 'shell', 'bash', 'javascript', 'typescript', 'python', 'java', 'go', 'rust', 'ruby', 'php', 'c', 'cpp',
-  'csharp', 'kotlin', 'swift', 'scala', 'css', 'dockerfile', 'post',
+  'csharp', 'kotlin', 'swift', 'scala', 'css', 'dockerfile',
 ]);
 
 /** Documents whose text comes from an extractor; preloaded only once that text is cached. */
-const DOCUMENT_TYPES = new Set(['pdf', 'docx', 'pptx', 'xlsx', 'html', 'htm', 'odt', 'rtf']);
+const DOCUMENT_TYPES = new Set([
+  'pdf', 'docx', 'pptx', 'xlsx', 'html', 'htm', 'odt', 'rtf', 'doc', 'xls', 'ppt',
+  // Slack's own documents: canvases (Slack calls them "quip" in file objects), posts, and their "space" type.
+  'quip', 'canvas', 'post', 'space', 'docs',
+]);
 
 export function isImageFile(file: Kind): boolean {
   return file.mimeType.startsWith('image/') || IMAGE_TYPES.has(file.fileType.toLowerCase());
@@ -32,7 +36,8 @@ export function isTextLikeFile(file: Kind): boolean {
 
 export function isExtractableDocument(file: Kind): boolean {
   return DOCUMENT_TYPES.has(file.fileType.toLowerCase()) || /^(application\/pdf|text\/html)\b/.test(file.mimeType) ||
-    file.mimeType.startsWith('application/vnd.openxmlformats-officedocument.');
+    file.mimeType.startsWith('application/vnd.openxmlformats-officedocument.') ||
+    /^application\/(msword|vnd\.ms-(excel|powerpoint)|vnd\.slack-)/.test(file.mimeType);
 }
 
 export function isVirtualFile(file: Pick<ThreadFile, 'sourceId'>): boolean {

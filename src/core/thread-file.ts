@@ -100,6 +100,20 @@ export interface ThreadFile {
   sourceId?: string;
   /** Set when the file is known to be unreadable. */
   error?: { code: FileErrorCode; message: string };
+  /** Some or all of its text was recognised from images (a scan, a photo of text). */
+  scanned?: boolean;
+  /** Its extraction is still running as the request is built; about how long until it is ready. */
+  pending?: { readyInSeconds: number };
+}
+
+/**
+ * Notes of a document whose text (some pages of it, at least) came from OCR start with this. A note rather than a
+ * field of its own, so the cache stores it with the other notes and the model reads it beside them.
+ */
+export const OCR_NOTE_PREFIX = 'scanned, OCR:';
+
+export function isScannedDocument(document: Pick<ExtractedDocument, 'notes'>): boolean {
+  return document.notes.some((note) => note.startsWith(OCR_NOTE_PREFIX));
 }
 
 /**

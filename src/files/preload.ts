@@ -68,3 +68,63 @@ export function cutPrefix(text: string, maxChars: number): string {
   if (code >= 0xd800 && code <= 0xdbff) end -= 1;
   return text.slice(0, end);
 }
+
+export interface FreshExtractionOptions {
+  /** The longest the first request waits, in all, for documents being read. Default 3 s (documented in README). */
+  waitMs?: number;
+  /** Only documents up to this size are waited for; bigger ones are listed as extracting. Default 5 MB. */
+  maxWaitBytes?: number;
+  /** Clock for the estimate; tests pass a fake. */
+  now?: () => number;
+}
+
+export const FIRST_REQUEST_WAIT_MS = 3_000;
+const FIRST_REQUEST_MAX_WAIT_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Before the first request of a question: documents posted with it are usually not read yet (prefetch started when
+ * they arrived, a moment ago). Reading starts for every document not in the cache (or joins the read already under
+ * way); small ones are waited for, a bounded time in all, so the request shows their page count and preload; the
+ * rest are marked "extracting, ready in about N s" and keep reading in the background, where extract_file joins
+ * them rather than starting again.
+ */
+export async function awaitFreshExtractions(access: FileAccess, files: ThreadFile[], options: FreshExtractionOptions = {}): Promise<void> {
+  const waitMs = options.waitMs ?? FIRST_REQUEST_WAIT_MS;
+  const maxWaitBytes = options.maxWaitBytes ?? FIRST_REQUEST_MAX_WAIT_BYTES;
+  const now = options.now ?? Date.now;
+  const started = now();
+  const documents = files.filter((file) => !file.sourceId && !file.error && !isImageFile(file) && isExtractableDocument(file));
+  const uncached = (
+    await mapConcurrently(documents, READ_CONCURRENCY, async (file) => ((await access.readCachedText(file.id)) ? undefined : file))
+  ).filter((file): file is ThreadFile => file !== undefined);
+  if (uncached.length === 0) return;
+
+  const done = new Set<string>();
+  // Without a signal: the read goes on after the wait, so the answer (or the next question) finds it cached.
+  const reads = uncached.map((file) =>
+    access.readText(file.id).then(
+      () => done.add(file.id),
+      () => done.add(file.id), // the error is the tools' to report; the list shows lasting ones
+    ),
+  );
+  const small = uncached.filter((file) => file.sizeBytes <= maxWaitBytes);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+  await Promise.race([Promise.all(small.map((file) => reads[uncached.indexOf(file)])), bound]);
+  clearTimeout(timer);
+
+  const waited = (now() - started) / 1000;
+  for (const file of uncached) {
+    if (done.has(file.id)) continue;
+    access.notePending(file.id, Math.max(1, Math.round(estimateExtractionSeconds(file) - waited)));
+  }
+}
+
+/**
+ * About how long reading a document takes, from what is known before reading it: its size. Measured here on the
+ * corpus (bench extract.*): ~1 s per MB of PDF or Office file plus start-up; a scan is slower but cannot be told
+ * from its size, so the estimate is a floor the model can plan with, not a promise.
+ */
+export function estimateExtractionSeconds(file: Pick<ThreadFile, 'sizeBytes'>): number {
+  return 2 + file.sizeBytes / (1024 * 1024);
+}

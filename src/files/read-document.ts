@@ -17,6 +17,8 @@ import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/
 /** The part of the extractor (files/extract) this module uses; tests pass a counting fake or the real one. */
 export interface DocumentExtractorLike {
   extract(input: { bytes: Uint8Array; name: string; mimeType?: string; signal?: AbortSignal }): Promise<ExtractedDocument>;
+  /** Whether it reads images (OCR); when not, an image has no text and is never sent to it. */
+  readonly readsImages?: boolean;
 }
 
 export interface FileLimits {
@@ -83,7 +85,7 @@ async function readUncached(options: DocumentReaderOptions, file: ThreadFile, sl
   const sizeBytes = bytes.length;
   let document: ExtractedDocument;
   try {
-    document = await options.extractor.extract({ bytes, name: file.name, mimeType: file.mimeType });
+    document = await options.extractor.extract({ bytes, name: file.name, mimeType: extractionMimeType(file) });
   } catch (error) {
     if (error instanceof FileReadError && isLastingError(error.code)) {
       await saveDocument(db, contentHash, { code: error.code, message: error.message });
@@ -99,6 +101,16 @@ async function readUncached(options: DocumentReaderOptions, file: ThreadFile, sl
     });
   }
   return { contentHash, document };
+}
+
+/**
+ * Slack's own documents (canvases, posts) download as HTML under names without an extension and MIME types of
+ * Slack's own; their Slack file type says what they are.
+ */
+const SLACK_HTML_TYPES = new Set(['quip', 'canvas', 'post', 'space', 'docs']);
+
+function extractionMimeType(file: ThreadFile): string {
+  return SLACK_HTML_TYPES.has(file.fileType.toLowerCase()) ? 'text/html' : file.mimeType;
 }
 
 function fromCache(cached: CachedRead, file: ThreadFile) {

@@ -14,7 +14,8 @@ import { markSlackFileUnavailable } from './file-store';
 import { compareSlackTs } from './slack-ts';
 import { toThreadFile } from './thread-file-row';
 import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from './slack-file';
-import type { ExtractedDocument, FileErrorCode, ThreadFile } from '../core/thread-file';
+import { isScannedDocument, type ExtractedDocument, type FileErrorCode, type ThreadFile } from '../core/thread-file';
+import { isImageFile } from '../core/file-kinds';
 
 export interface MessageFiles {
   ts: string;
@@ -78,15 +79,17 @@ export async function registerThreadFiles(db: Database, threadId: number, messag
 /** The thread's files in id order, with page counts and lasting errors from the cache where known. */
 export async function listThreadFiles(db: Database, threadId: number): Promise<ThreadFile[]> {
   const rows = await db
-    .select({ file: threadFiles, pageCount: documents.pageCount, errorCode: documents.errorCode })
+    .select({ file: threadFiles, pageCount: documents.pageCount, errorCode: documents.errorCode, notes: documents.notes })
     .from(threadFiles)
     .leftJoin(slackFileContents, eq(slackFileContents.slackFileId, threadFiles.slackFileId))
     .leftJoin(documents, eq(documents.contentHash, slackFileContents.contentHash))
     .where(eq(threadFiles.threadId, threadId));
-  const files = rows.map(({ file: row, pageCount, errorCode }) => {
+  const files = rows.map(({ file: row, pageCount, errorCode, notes }) => {
     const file = toThreadFile(row);
     if (pageCount !== null) file.pageCount = pageCount;
-    if (errorCode) {
+    if (notes && isScannedDocument({ notes })) file.scanned = true;
+    // An image whose OCR found no text is still a picture load_file can show: not unreadable.
+    if (errorCode && !(isImageFile(file) && errorCode !== 'deleted' && errorCode !== 'external')) {
       const code = errorCode as FileErrorCode;
       file.error = { code, message: describeFileError(file, code) };
     }
@@ -95,8 +98,9 @@ export async function listThreadFiles(db: Database, threadId: number): Promise<T
   // A virtual file has its source's pages.
   const byId = new Map(files.map((file) => [file.id, file]));
   for (const file of files) {
-    const pages = file.sourceId ? byId.get(file.sourceId)?.pageCount : undefined;
-    if (pages !== undefined) file.pageCount = pages;
+    const source = file.sourceId ? byId.get(file.sourceId) : undefined;
+    if (source?.pageCount !== undefined) file.pageCount = source.pageCount;
+    if (source?.scanned) file.scanned = true;
   }
   return files.sort(compareFileIds);
 }
@@ -131,6 +135,7 @@ export async function registerVirtualFile(
   if (!row) throw new Error(`Registered ${fileId} in thread ${threadId} but could not read it back.`);
   const file = toThreadFile(row);
   if (document.pageCount !== undefined) file.pageCount = document.pageCount;
+  if (isScannedDocument(document)) file.scanned = true;
   return file;
 }
 

@@ -13,7 +13,7 @@ import { mapConcurrently } from '../core/map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
 import type { ShownImage } from './read-image';
 import { registerVirtualFile } from './registry';
-import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
+import { FileReadError, isScannedDocument, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** Full-text search over files already extracted (files/search); keys of contentHashes are file ids. */
 export type { Searcher };
@@ -28,6 +28,8 @@ export interface ThreadFileAccessOptions extends DocumentReaderOptions {
 export interface FileAccess extends ThreadFileAccess {
   /** The file's text if it was extracted before; never downloads or parses. For preloads. */
   readCachedText(id: string): Promise<ExtractedDocument | undefined>;
+  /** Marks a file whose extraction is still running, with about how long it needs, for this run's files list. */
+  notePending(id: string, readyInSeconds: number): void;
 }
 
 // Search over "*" extracts what is not extracted yet; a few at a time keeps the workers and the source calm.
@@ -49,9 +51,10 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
   const sourceOf = (file: ThreadFile): ThreadFile => (file.sourceId ? get(file.sourceId) : file);
 
   const readWithHash = async (id: string, signal?: AbortSignal) => {
-    const file = sourceOf(get(id));
+    const { pending: _pending, ...file } = sourceOf(get(id));
     if (file.error) throw new FileReadError(file.error.code, file.error.message);
-    if (isImageFile(file)) {
+    const image = isImageFile(file);
+    if (image && !options.extractor.readsImages) {
       throw new FileReadError(
         'unsupported',
         `${displayFileName(file.name)} is an image, so it has no text to read: load_file(${file.id}) shows it to me as a picture.`,
@@ -59,11 +62,16 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     }
     try {
       const result = await readDocument(file, signal);
-      remember({ ...file, ...(result.document.pageCount !== undefined && { pageCount: result.document.pageCount }) });
+      remember({
+        ...file,
+        ...(result.document.pageCount !== undefined && { pageCount: result.document.pageCount }),
+        ...(isScannedDocument(result.document) && { scanned: true }),
+      });
       return result;
     } catch (error) {
-      // A lasting reason shows in this run's files list too, as it will in the next run's (from the cache).
-      if (error instanceof FileReadError && isLastingError(error.code)) {
+      // A lasting reason shows in this run's files list too, as it will in the next run's (from the cache). Not
+      // for an image: one without text to recognise can still be shown as a picture.
+      if (error instanceof FileReadError && isLastingError(error.code) && !image) {
         remember({ ...file, error: { code: error.code, message: error.message } });
       }
       throw error;
@@ -82,6 +90,11 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     get,
 
     readText: async (id, signal) => (await readWithHash(id, signal)).document,
+
+    notePending(id, readyInSeconds) {
+      const file = get(id);
+      remember({ ...file, pending: { readyInSeconds } });
+    },
 
     async readCachedText(id) {
       const file = sourceOf(get(id));

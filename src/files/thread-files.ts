@@ -13,7 +13,7 @@ import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
 import { createFileSubAgent } from './file-sub-agent';
 import { describeImage, findImageDescriptions } from './image-descriptions';
-import { computePreloads } from './preload';
+import { awaitFreshExtractions, computePreloads } from './preload';
 import { prefetchThreadFiles } from './prefetch';
 import type { DocumentExtractorLike } from './read-document';
 import { registerThreadFiles } from './registry';
@@ -41,6 +41,8 @@ export interface ThreadFilesOptions {
   openSource: OpenFileSource;
   limits: { maxFileBytes: number; maxImageBytes: number };
   preloadKb: number;
+  /** How long the first request waits for documents posted with the question. Default 3 s. */
+  firstRequestWaitMs?: number;
   maxImagesPerTurn: number;
   /** Describes the images shown, and reads files for ask_file. */
   model: ChatModel & { supportsImages(): boolean };
@@ -79,7 +81,12 @@ export function createThreadFiles(options: ThreadFilesOptions) {
       const { access, files } = await openAccess(threadId, messages, names);
       return {
         access,
-        preloads: () => computePreloads(access, files, options.preloadKb),
+        // Documents posted with the question are read first (a bounded wait), so the first request already has
+        // their pages and preload; the list the request is built from is access.list(), which learned them.
+        preloads: async () => {
+          await awaitFreshExtractions(access, files, { waitMs: options.firstRequestWaitMs });
+          return computePreloads(access, access.list(), options.preloadKb);
+        },
         images: (currentFileIds: string[]) => currentImages(access, currentFileIds),
         describeShown: (images: CurrentImage[]) => describeShown(access, images),
         subAgent: (recordStep: (step: RunStepRecord) => void) => createFileSubAgent({ model, files: access, recordStep }),

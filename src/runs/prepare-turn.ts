@@ -68,7 +68,8 @@ export async function prepareTurn(
   const built = buildModelMessages({
     botName: deps.bot.name,
     conversation,
-    files: listed,
+    // Listed again: the preloads read the documents posted with the question, learning their pages.
+    files: files.access.list(),
     preloads,
     skills: deps.skills(),
     now: new Date(deps.now()),

@@ -7,6 +7,8 @@ import { Piscina } from 'piscina';
 import type { ExtractedDocument } from '../../core/thread-file';
 import { FileReadError } from '../../core/thread-file';
 import { detectDocumentKind } from './detect-kind';
+import { ocrOff, type OcrSettings } from './ocr';
+import { checkOcrLanguages } from './ocr-languages';
 import { emptyFileError, outOfMemoryError, timeoutError, unsupportedError } from './read-errors';
 import { createSlots } from './slots';
 import { defaultLimits, type ExtractLimits, type ExtractTask, type TaskOutcome } from './task';
@@ -25,6 +27,8 @@ export interface ExtractInput {
 export interface DocumentExtractor {
   /** Resolves with the document, or rejects with a FileReadError whose message can be posted to the thread. */
   extract(input: ExtractInput): Promise<ExtractedDocument>;
+  /** Whether images are read (by OCR); when not, an image has no text and nothing is sent to a worker. */
+  readonly readsImages: boolean;
   /** Stops the workers; extractions still running or waiting are rejected. */
   close(): Promise<void>;
 }
@@ -38,6 +42,13 @@ export interface ExtractorOptions extends Partial<ExtractLimits> {
   maxMemoryMb?: number;
   /** Idle workers exit after this, so the memory pdf.js held goes back to the system. Default 10 s. */
   idleTimeoutMs?: number;
+  /**
+   * OCR for scans and images of text (OCR_LANGUAGES, OCR_MAX_PAGES). Languages without an installed data package
+   * are left out (the start-up check says so). Default: off.
+   */
+  ocr?: OcrSettings;
+  /** Extra time a file may take per page it OCRs, on top of timeoutMs. Default 30 s. */
+  ocrTimeoutPerPageMs?: number;
 }
 
 const workerEntry = new URL('./worker-entry.mjs', import.meta.url).href;
@@ -45,6 +56,9 @@ const workerEntry = new URL('./worker-entry.mjs', import.meta.url).href;
 export function createDocumentExtractor(options: ExtractorOptions = {}): DocumentExtractor {
   const { maxThreads = 2, timeoutMs = 60_000, maxMemoryMb = 512, idleTimeoutMs = 10_000 } = options;
   const limits: ExtractLimits = { ...defaultLimits, ...pickLimits(options) };
+  const ocr = usableOcr(options.ocr);
+  // A scan's pages take seconds each: its time limit grows with the pages it may OCR.
+  const ocrTimeoutMs = ocr.maxPages * (options.ocrTimeoutPerPageMs ?? 30_000);
   const pool = new Piscina<ExtractTask, TaskOutcome>({
     filename: workerEntry,
     minThreads: 0,
@@ -66,16 +80,17 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
   async function extract({ bytes, name, mimeType, signal }: ExtractInput): Promise<ExtractedDocument> {
     const kind = detectDocumentKind(bytes, name, mimeType);
     if (bytes.length === 0) throw emptyFileError(name);
-    if (kind === 'image') throw unsupportedError(name, 'an image');
+    if (kind === 'image' && ocr.maxPages === 0) throw unsupportedError(name, 'an image');
     if (kind === 'unsupported') throw unsupportedError(name, 'not a document type I know');
 
     const release = await slots.acquire(signal);
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(), timeoutMs);
+    const limitMs = timeoutMs + (kind === 'pdf' || kind === 'image' ? ocrTimeoutMs : 0);
+    const timer = setTimeout(() => timeout.abort(), limitMs);
     let outcome: TaskOutcome;
     try {
       outcome = await pool.run(
-        { bytes, name, kind, limits },
+        { bytes, name, kind, limits, ocr },
         {
           signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
           transferList: ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [],
@@ -84,7 +99,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       if (closed) throw new Error(`The document extractor was closed while it was reading ${name}.`, { cause: error });
-      if (timeout.signal.aborted) throw timeoutError(name, timeoutMs);
+      if (timeout.signal.aborted) throw timeoutError(name, limitMs);
       if (isOutOfMemory(error)) throw outOfMemoryError(name, maxMemoryMb);
       // The worker died under this file (a parser bug or abort on malformed input); the pool replaces it.
       throw new FileReadError('corrupt', `Reading ${name} crashed the document reader, so I can't read it.`, {
@@ -102,6 +117,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
 
   return {
     extract,
+    readsImages: ocr.maxPages > 0,
     async close() {
       closed = true;
       slots.close(new Error('The document extractor was closed while this file waited for a worker.'));
@@ -118,6 +134,12 @@ function ownsWholeBuffer(bytes: Uint8Array): boolean {
 
 function isOutOfMemory(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+}
+
+function usableOcr(settings: OcrSettings | undefined): OcrSettings {
+  if (!settings || settings.maxPages <= 0) return ocrOff;
+  const { available } = checkOcrLanguages(settings.languages);
+  return available.length ? { languages: available, maxPages: settings.maxPages } : ocrOff;
 }
 
 function pickLimits(options: ExtractorOptions): Partial<ExtractLimits> {

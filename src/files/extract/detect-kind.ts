@@ -3,7 +3,19 @@
  * the extension and MIME type decide only when the bytes say nothing (text formats, or too few bytes to tell).
  */
 
-export type DocumentKind = 'pdf' | 'docx' | 'pptx' | 'xlsx' | 'csv' | 'html' | 'text' | 'image' | 'unsupported';
+export type DocumentKind =
+  | 'pdf'
+  | 'docx'
+  | 'pptx'
+  | 'xlsx'
+  | 'doc'
+  | 'xls'
+  | 'ppt'
+  | 'csv'
+  | 'html'
+  | 'text'
+  | 'image'
+  | 'unsupported';
 
 const ooxmlByEntry: Array<[string, DocumentKind]> = [
   ['word/document.xml', 'docx'],
@@ -19,6 +31,13 @@ const kindByExtension: Record<string, DocumentKind> = {
   pptm: 'pptx',
   xlsx: 'xlsx',
   xlsm: 'xlsx',
+  doc: 'doc',
+  dot: 'doc',
+  xls: 'xls',
+  xlt: 'xls',
+  ppt: 'ppt',
+  pps: 'ppt',
+  pot: 'ppt',
   csv: 'csv',
   tsv: 'csv',
   html: 'html',
@@ -41,6 +60,12 @@ const kindByMime: Record<string, DocumentKind> = {
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
   'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/msword': 'doc',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.ms-powerpoint': 'ppt',
+  // Slack's canvases and posts download as HTML whatever their file name says.
+  'application/vnd.slack-docs': 'html',
+  'application/vnd.slack-canvas': 'html',
   'text/csv': 'csv',
   'text/tab-separated-values': 'csv',
   'text/html': 'html',
@@ -80,7 +105,7 @@ function detectByMagic(bytes: Uint8Array, name: string, mimeType?: string): Docu
   }
   // OLE compound file: an encrypted OOXML package, or a legacy .doc/.xls/.ppt. The extractors tell which.
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) {
-    return officeKindOf(name, mimeType) ?? 'unsupported';
+    return officeKindOf(name, mimeType) ?? legacyKindOf(bytes) ?? 'unsupported';
   }
   if (isImage(bytes)) return 'image';
   return undefined;
@@ -88,7 +113,19 @@ function detectByMagic(bytes: Uint8Array, name: string, mimeType?: string): Docu
 
 function officeKindOf(name: string, mimeType?: string): DocumentKind | undefined {
   const kind = kindByExtension[extensionOf(name)] ?? kindByMime[mimeType?.split(';')[0]?.trim().toLowerCase() ?? ''];
-  return kind === 'docx' || kind === 'pptx' || kind === 'xlsx' ? kind : undefined;
+  return kind === 'docx' || kind === 'pptx' || kind === 'xlsx' || kind === 'doc' || kind === 'xls' || kind === 'ppt'
+    ? kind
+    : undefined;
+}
+
+/** An OLE file named without its extension: its stream names (UTF-16 in the directory) say which program wrote it. */
+function legacyKindOf(bytes: Uint8Array): DocumentKind | undefined {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (buffer.includes('EncryptedPackage', 0, 'utf16le')) return undefined;
+  if (buffer.includes('WordDocument', 0, 'utf16le')) return 'doc';
+  if (buffer.includes('Workbook', 0, 'utf16le') || buffer.includes('Book', 0, 'utf16le')) return 'xls';
+  if (buffer.includes('PowerPoint Document', 0, 'utf16le')) return 'ppt';
+  return undefined;
 }
 
 function isImage(bytes: Uint8Array): boolean {

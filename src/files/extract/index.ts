@@ -6,3 +6,5 @@ export { createDocumentExtractor } from './create-document-extractor';
 export type { DocumentExtractor, ExtractInput, ExtractorOptions } from './create-document-extractor';
 export { detectDocumentKind } from './detect-kind';
 export type { DocumentKind } from './detect-kind';
+export { checkOcrLanguages, describeMissingOcrLanguages, resolveOcrSettings } from './ocr-languages';
+export type { OcrSettings } from './ocr';

@@ -7,10 +7,20 @@
 type Jsdom = typeof import('jsdom');
 type Mammoth = typeof import('mammoth');
 type ExcelJs = typeof import('exceljs');
+type Tesseract = typeof import('tesseract.js');
+type Canvas = typeof import('@napi-rs/canvas');
+type SheetJs = typeof import('xlsx');
+type Cfb = typeof import('cfb');
+type WordExtractor = typeof import('word-extractor');
 
 let jsdom: Promise<Jsdom> | undefined;
 let mammoth: Promise<Mammoth> | undefined;
 let exceljs: Promise<ExcelJs> | undefined;
+let tesseract: Promise<Tesseract> | undefined;
+let canvas: Promise<Canvas> | undefined;
+let sheetJs: Promise<SheetJs> | undefined;
+let cfb: Promise<Cfb> | undefined;
+let wordExtractor: Promise<WordExtractor> | undefined;
 
 export function loadJsdom(): Promise<Jsdom> {
   jsdom ??= import('jsdom');
@@ -25,6 +35,31 @@ export function loadMammoth(): Promise<Mammoth> {
 export function loadExcelJs(): Promise<ExcelJs> {
   exceljs ??= import('exceljs').then(commonJsExports);
   return exceljs;
+}
+
+export function loadTesseract(): Promise<Tesseract> {
+  tesseract ??= import('tesseract.js').then(commonJsExports);
+  return tesseract;
+}
+
+export function loadCanvas(): Promise<Canvas> {
+  canvas ??= import('@napi-rs/canvas');
+  return canvas;
+}
+
+export function loadSheetJs(): Promise<SheetJs> {
+  sheetJs ??= import('xlsx').then(commonJsExports);
+  return sheetJs;
+}
+
+export function loadCfb(): Promise<Cfb> {
+  cfb ??= import('cfb').then(commonJsExports);
+  return cfb;
+}
+
+export function loadWordExtractor(): Promise<WordExtractor> {
+  wordExtractor ??= import('word-extractor').then((namespace) => commonJsExports(namespace as unknown as WordExtractor));
+  return wordExtractor;
 }
 
 /** A CommonJS module imported from ESM: its `module.exports` is the namespace's default export. */

@@ -1,10 +1,13 @@
 /**
  * PDF to text with one "--- page N ---" marker line per page and one 'page' segment per page (label "p. N").
- * Pages without text are kept as markers so page numbers stay true; a PDF where every page is empty is a scan.
+ * Pages without text are scans: with OCR on, the first OCR_MAX_PAGES of them are rendered (pdf.js onto a
+ * @napi-rs/canvas, no browser) and recognised; pages that have a text layer are never OCR'd. Pages left without
+ * text are kept as markers so page numbers stay true; a PDF where every page is still empty is a scan we cannot read.
  */
 import type { ExtractedDocument } from '../../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
+import { ocrNote, startOcrEngine, type OcrSettings, type RecognisedText } from './ocr';
 import { corruptError, emptyFileError, encryptedError, noTextLayerError } from './read-errors';
 
 function pageMarker(pageNumber: number): string {
@@ -13,7 +16,12 @@ function pageMarker(pageNumber: number): string {
 
 const emptyPageText = '(no text on this page: images only)';
 
-export async function readPdf(bytes: Uint8Array, name: string): Promise<ExtractedDocument> {
+/** Page images are rendered this wide: about 240 dpi for a letter or A4 page, where Tesseract reads body text well. */
+const RENDER_WIDTH_PX = 2000;
+
+type PdfParser = InstanceType<Awaited<ReturnType<typeof loadPdfParse>>['PDFParse']>;
+
+export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings): Promise<ExtractedDocument> {
   if (bytes.length === 0) throw emptyFileError(name);
   const endsProperly = hasEndOfFileMarker(bytes);
   const { PDFParse } = await loadPdfParse();
@@ -29,7 +37,8 @@ export async function readPdf(bytes: Uint8Array, name: string): Promise<Extracte
   });
   try {
     const result = await parser.getText({ pageJoiner: '' });
-    return buildDocument(result.pages, result.total, name);
+    const recognised = ocr && ocr.maxPages > 0 ? await recognisePages(parser, result.pages, ocr) : new Map();
+    return buildDocument(result.pages, result.total, name, recognised, ocr);
   } catch (error) {
     throw classifyPdfError(error, name, endsProperly);
   } finally {
@@ -37,11 +46,52 @@ export async function readPdf(bytes: Uint8Array, name: string): Promise<Extracte
   }
 }
 
-function buildDocument(pages: Array<{ num: number; text: string }>, total: number, name: string): ExtractedDocument {
+/** The pages without a text layer, up to the cap, rendered one at a time (one page image in memory) and recognised. */
+async function recognisePages(
+  parser: PdfParser,
+  pages: Array<{ num: number; text: string }>,
+  ocr: OcrSettings,
+): Promise<Map<number, RecognisedText>> {
+  const scanned = pages.filter((page) => !/\S/.test(page.text)).map((page) => page.num);
+  const recognised = new Map<number, RecognisedText>();
+  if (scanned.length === 0) return recognised;
+  const engine = await startOcrEngine(ocr);
+  try {
+    for (const pageNumber of scanned.slice(0, ocr.maxPages)) {
+      const shot = await parser.getScreenshot({
+        partial: [pageNumber],
+        desiredWidth: RENDER_WIDTH_PX,
+        imageDataUrl: false,
+        imageBuffer: true,
+      });
+      const image = shot.pages[0]?.data;
+      if (image) recognised.set(pageNumber, await engine.recognise(image));
+    }
+  } finally {
+    await engine.close().catch(() => {});
+  }
+  return recognised;
+}
+
+function buildDocument(
+  pages: Array<{ num: number; text: string }>,
+  total: number,
+  name: string,
+  recognised: ReadonlyMap<number, RecognisedText>,
+  ocr: OcrSettings | undefined,
+): ExtractedDocument {
   const builder = new DocumentBuilder();
   const emptyPages: number[] = [];
+  const ocrPages: number[] = [];
+  let confidenceSum = 0;
   for (const page of pages) {
-    const text = page.text.replace(/[ \t]+\n/g, '\n').trim();
+    let text = page.text.replace(/[ \t]+\n/g, '\n').trim();
+    const fromOcr = recognised.get(page.num);
+    if (!text && fromOcr?.text) {
+      text = fromOcr.text;
+      ocrPages.push(page.num);
+      confidenceSum += fromOcr.confidence;
+    }
     builder.endBlock().startSegment('page', page.num, `p. ${page.num}`).append(`${pageMarker(page.num)}\n`);
     if (text) builder.append(text);
     else {
@@ -52,8 +102,19 @@ function buildDocument(pages: Array<{ num: number; text: string }>, total: numbe
   builder.append('\n');
   if (total === 0) throw corruptError(name, 'it has no pages');
   if (emptyPages.length === total) throw noTextLayerError(name, total);
-  if (emptyPages.length > 0) {
-    builder.addNote(`${emptyPages.length} of ${total} pages have no text layer (images only): ${formatPageList(emptyPages)}`);
+  if (ocrPages.length > 0) {
+    builder.addNote(ocrNote(formatPageList(ocrPages), ocr!.languages, Math.round(confidenceSum / ocrPages.length)));
+  }
+  const skipped = ocr && ocr.maxPages > 0 ? emptyPages.filter((page) => !recognised.has(page)) : [];
+  if (skipped.length > 0) {
+    builder.addNote(
+      `OCR stopped at OCR_MAX_PAGES=${ocr!.maxPages} pages: ${formatPageList(skipped)} (images only) were not recognised`,
+    );
+  }
+  const unread = emptyPages.filter((page) => !skipped.includes(page));
+  if (unread.length > 0) {
+    const why = ocr && ocr.maxPages > 0 ? 'no text layer, and OCR found no text on them' : 'no text layer (images only)';
+    builder.addNote(`${unread.length} of ${total} pages have ${why}: ${formatPageList(unread)}`);
   }
   return builder.build(total);
 }

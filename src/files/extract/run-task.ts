@@ -9,6 +9,9 @@ import { readCsv } from './csv';
 import type { DocumentKind } from './detect-kind';
 import { readDocx } from './docx';
 import { readHtml } from './html';
+import { readImage } from './image';
+import { readDoc, readPpt, readXls } from './legacy-office';
+import type { OcrSettings } from './ocr';
 import { readPdf } from './pdf';
 import { readPptx } from './pptx';
 import { corruptError, noTextError, unsupportedError } from './read-errors';
@@ -16,13 +19,17 @@ import type { ExtractLimits, ExtractTask, TaskOutcome } from './task';
 import { readText } from './text';
 import { readXlsx } from './xlsx';
 
-type Reader = (bytes: Uint8Array, name: string, limits: ExtractLimits) => Promise<ExtractedDocument>;
+type Reader = (bytes: Uint8Array, name: string, limits: ExtractLimits, ocr: OcrSettings) => Promise<ExtractedDocument>;
 
 const readers: Partial<Record<DocumentKind, Reader>> = {
-  pdf: readPdf,
+  pdf: (bytes, name, _limits, ocr) => readPdf(bytes, name, ocr),
+  image: (bytes, name, _limits, ocr) => readImage(bytes, name, ocr),
   docx: readDocx,
   pptx: readPptx,
   xlsx: readXlsx,
+  doc: readDoc,
+  xls: readXls,
+  ppt: readPpt,
   csv: readCsv,
   html: readHtml,
   text: readText,
@@ -41,10 +48,10 @@ export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
   }
 }
 
-async function readDocument({ bytes, name, kind, limits }: ExtractTask): Promise<ExtractedDocument> {
+async function readDocument({ bytes, name, kind, limits, ocr }: ExtractTask): Promise<ExtractedDocument> {
   const read = readers[kind];
-  if (!read) throw unsupportedError(name, kind === 'image' ? 'an image' : 'not a document type I know');
-  const document = await read(bytes, name, limits);
+  if (!read) throw unsupportedError(name, 'not a document type I know');
+  const document = await read(bytes, name, limits, ocr);
   if (!/\S/.test(document.text)) throw noTextError(name);
   return document;
 }

@@ -4,6 +4,7 @@
  */
 import type { ExtractedDocument, FileErrorCode } from '../../core/thread-file';
 import type { DocumentKind } from './detect-kind';
+import type { OcrSettings } from './ocr';
 
 export interface ExtractLimits {
   /** Rows kept per sheet (XLSX) or per file (CSV); the rest is counted in `notes`. */
@@ -28,6 +29,8 @@ export interface ExtractTask {
   name: string;
   kind: DocumentKind;
   limits: ExtractLimits;
+  /** Scans and images of text: languages and the page cap (maxPages 0 = no OCR). */
+  ocr: OcrSettings;
 }
 
 export type TaskOutcome =
