@@ -68,9 +68,19 @@ export interface OutlineEntry {
   offset: number;
 }
 
+/** A file inside another: an archive's entry, an email's attachment, a picture embedded in a DOCX. */
+export interface ContainedFile {
+  /** Where it sits in its container, "logs/app.log", "inner.zip/a.log", "report.pdf", "media/image1.png". */
+  path: string;
+  sizeBytes: number;
+  mimeType: string;
+}
+
 export interface ExtractedDocument {
   /** Plain text or markdown (tables as markdown tables). Never empty: an empty result is a FileReadError. */
   text: string;
+  /** Files inside this one, each opened by the tools as a virtual file "F3/logs/app.log". */
+  entries?: ContainedFile[];
   /** Pages (PDF), slides (PPTX) or sheets (XLSX) where the format has them. */
   pageCount?: number;
   outline: OutlineEntry[];

@@ -137,8 +137,12 @@ function statusError(request: DownloadRequest, status: number): Error {
   return new FileDownloadError(file.name, `Slack answered HTTP ${status} when I tried to download ${describeName(file)}.`, status);
 }
 
+/** HTML files, and Slack's own documents (canvases — "quip" in file objects —, posts), which download as HTML. */
 function isHtmlFile(file: DownloadRequest['file']): boolean {
-  return /^(html?|xhtml)$/i.test(file.fileType ?? '') || /^(text\/html|application\/xhtml\+xml)\b/i.test(file.mimeType ?? '');
+  return (
+    /^(html?|xhtml|quip|canvas|post|space|docs)$/i.test(file.fileType ?? '') ||
+    /^(text\/html|application\/xhtml\+xml|application\/vnd\.slack-)/i.test(file.mimeType ?? '')
+  );
 }
 
 function describeName(file: { name: string }): string {

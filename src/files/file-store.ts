@@ -53,6 +53,7 @@ export async function findDocument(db: Database, contentHash: string): Promise<C
     notes: row.notes,
   };
   if (row.pageCount !== null) document.pageCount = row.pageCount;
+  if (row.entries) document.entries = row.entries;
   return { ok: true, contentHash, document };
 }
 
@@ -71,6 +72,7 @@ export async function saveDocument(
           outline: result.document.outline,
           segments: result.document.segments,
           notes: result.document.notes,
+          entries: result.document.entries ?? null,
         }
       : { contentHash, errorCode: result.code, errorMessage: result.message };
   await db.insert(documents).values(values).onConflictDoNothing();

@@ -2,6 +2,7 @@
  * The one schema, for PGlite and PostgreSQL alike. No I/O here: db.ts connects, migrate.ts applies the committed
  * migrations in ../../drizzle. Stay within SQL both PostgreSQL 15 (Debian) and 18 (PGlite) understand.
  */
+import type { ContainedFile } from '../core/thread-file';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -243,6 +244,8 @@ export const documents = pgTable('documents', {
   outline: jsonb('outline').notNull().default([]),
   segments: jsonb('segments').notNull().default([]),
   notes: jsonb('notes').$type<string[]>().notNull().default([]),
+  /** Files inside this one (archive entries, attachments, embedded pictures); null for most documents. */
+  entries: jsonb('entries').$type<ContainedFile[]>(),
   errorCode: text('error_code'),
   errorMessage: text('error_message'),
   /** Set once chunks for search are built. */

@@ -11,6 +11,9 @@ export type DocumentKind =
   | 'doc'
   | 'xls'
   | 'ppt'
+  | 'zip'
+  | 'eml'
+  | 'msg'
   | 'csv'
   | 'html'
   | 'text'
@@ -38,6 +41,9 @@ const kindByExtension: Record<string, DocumentKind> = {
   ppt: 'ppt',
   pps: 'ppt',
   pot: 'ppt',
+  zip: 'zip',
+  eml: 'eml',
+  msg: 'msg',
   csv: 'csv',
   tsv: 'csv',
   html: 'html',
@@ -63,6 +69,10 @@ const kindByMime: Record<string, DocumentKind> = {
   'application/msword': 'doc',
   'application/vnd.ms-excel': 'xls',
   'application/vnd.ms-powerpoint': 'ppt',
+  'application/zip': 'zip',
+  'application/x-zip-compressed': 'zip',
+  'message/rfc822': 'eml',
+  'application/vnd.ms-outlook': 'msg',
   // Slack's canvases and posts download as HTML whatever their file name says.
   'application/vnd.slack-docs': 'html',
   'application/vnd.slack-canvas': 'html',
@@ -101,7 +111,8 @@ function detectByMagic(bytes: Uint8Array, name: string, mimeType?: string): Docu
     // Entry names are stored uncompressed, in the local headers and again in the central directory, so a
     // truncated zip is still recognised from its local headers.
     for (const [entry, kind] of ooxmlByEntry) if (indexOfAscii(bytes, entry) !== -1) return kind;
-    return officeKindOf(name, mimeType) ?? 'unsupported';
+    // Any other zip is an archive of files (a zip named .docx without Word's parts is a broken .docx).
+    return officeKindOf(name, mimeType) ?? 'zip';
   }
   // OLE compound file: an encrypted OOXML package, or a legacy .doc/.xls/.ppt. The extractors tell which.
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) {
@@ -113,7 +124,7 @@ function detectByMagic(bytes: Uint8Array, name: string, mimeType?: string): Docu
 
 function officeKindOf(name: string, mimeType?: string): DocumentKind | undefined {
   const kind = kindByExtension[extensionOf(name)] ?? kindByMime[mimeType?.split(';')[0]?.trim().toLowerCase() ?? ''];
-  return kind === 'docx' || kind === 'pptx' || kind === 'xlsx' || kind === 'doc' || kind === 'xls' || kind === 'ppt'
+  return kind === 'docx' || kind === 'pptx' || kind === 'xlsx' || kind === 'doc' || kind === 'xls' || kind === 'ppt' || kind === 'msg'
     ? kind
     : undefined;
 }
@@ -122,6 +133,7 @@ function officeKindOf(name: string, mimeType?: string): DocumentKind | undefined
 function legacyKindOf(bytes: Uint8Array): DocumentKind | undefined {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (buffer.includes('EncryptedPackage', 0, 'utf16le')) return undefined;
+  if (buffer.includes('__substg1.0_', 0, 'utf16le')) return 'msg';
   if (buffer.includes('WordDocument', 0, 'utf16le')) return 'doc';
   if (buffer.includes('Workbook', 0, 'utf16le') || buffer.includes('Book', 0, 'utf16le')) return 'xls';
   if (buffer.includes('PowerPoint Document', 0, 'utf16le')) return 'ppt';

@@ -19,6 +19,11 @@ export function checkOfficeContainer(bytes: Uint8Array, name: string, limits: Ex
     }
     throw unsupportedError(name, 'an old binary Office file (.doc/.xls/.ppt); saving it as .docx/.xlsx/.pptx would work');
   }
+  checkZipSizes(bytes, name, limits);
+}
+
+/** The zip-bomb checks alone, for any zip (archives shared as such, and zips inside them). */
+export function checkZipSizes(bytes: Uint8Array, name: string, limits: ExtractLimits): void {
   const declared = sumDeclaredSizes(bytes, name);
   if (declared > limits.maxUnzippedBytes) {
     throw zipBombError(name, `${formatMb(declared)} declared, the limit is ${formatMb(limits.maxUnzippedBytes)}`);

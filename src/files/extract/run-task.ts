@@ -5,6 +5,7 @@
  */
 import type { ExtractedDocument } from '../../core/thread-file';
 import { FileReadError } from '../../core/thread-file';
+import { readEml, readMsg, readZip } from './containers';
 import { readCsv } from './csv';
 import type { DocumentKind } from './detect-kind';
 import { readDocx } from './docx';
@@ -30,6 +31,9 @@ const readers: Partial<Record<DocumentKind, Reader>> = {
   doc: readDoc,
   xls: readXls,
   ppt: readPpt,
+  zip: readZip,
+  eml: readEml,
+  msg: readMsg,
   csv: readCsv,
   html: readHtml,
   text: readText,
