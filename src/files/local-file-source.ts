@@ -7,12 +7,10 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { formatBytes } from '../core/format';
 import { displayFileName, FileReadError, type ThreadFile } from '../core/thread-file';
 import { fileReadError } from './describe-file-error';
 import type { FileObjects, FileSource } from './file-source';
-import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from './image-format';
-import { makeImagePreview } from './image-preview';
+import { showImageBytes } from './show-image-bytes';
 
 export interface LocalFileSourceOptions {
   /** The file objects of the thread's messages; their `url_private` is a file: URL. */
@@ -57,31 +55,7 @@ export function createLocalFileSource(options: LocalFileSourceOptions): FileSour
 
     async readImage(file, key, { maxImageBytes }) {
       const bytes = await readCapped(file, pathOf(file, key), MAX_IMAGE_DECODE_BYTES);
-      const format = detectImageFormat(bytes);
-      const name = displayFileName(file.name);
-      // Only formats the model takes are decoded for a preview: the image codecs crash the process outright (not an
-      // exception) on some malformed HEIC and BMP files, and the model could not take those formats anyway.
-      if (!format || !SHOWABLE_IMAGE_FORMATS.has(format)) {
-        const kind = format ? `a ${format.toUpperCase()} image` : 'in a format I can’t recognise';
-        throw new FileReadError(
-          'unsupported',
-          `I can't show ${name}: it is ${kind}, and I can only look at PNG, JPEG, GIF and WebP. Save it as PNG or JPEG and add it again.`,
-        );
-      }
-      if (bytes.length <= maxImageBytes) return { dataUrl: `data:${imageMimeType(format)};base64,${bytes.toString('base64')}` };
-      let preview;
-      try {
-        preview = await makeImagePreview(bytes, maxImageBytes);
-      } catch (error) {
-        throw new FileReadError('corrupt', `I can't show ${name}: the image is damaged and could not be decoded. Save it again and add it again.`, { cause: error });
-      }
-      if (!preview) {
-        throw new FileReadError(
-          'too_large',
-          `I can't show ${name}: it is ${formatBytes(bytes.length)}, and even a small preview of it is over the ${formatBytes(maxImageBytes)} I send to the model. Crop it and add it again.`,
-        );
-      }
-      return { dataUrl: `data:${preview.mimeType};base64,${preview.bytes.toString('base64')}`, width: preview.width, height: preview.height };
+      return showImageBytes(file, bytes, maxImageBytes);
     },
   };
 }

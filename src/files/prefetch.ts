@@ -6,6 +6,7 @@
 import type { Logger } from '../logging/logger';
 import type { ThreadFileAccess } from '../tools/tool';
 import { isImageFile } from '../core/file-kinds';
+import { isContainedFile } from './contained-file-key';
 import { mapConcurrently } from '../core/map-concurrently';
 import { FileReadError, type ThreadFile } from '../core/thread-file';
 
@@ -29,7 +30,8 @@ export async function prefetchThreadFiles(
   options: PrefetchOptions = {},
 ): Promise<PrefetchResult> {
   const result: PrefetchResult = { read: [], failed: [] };
-  const wanted = files.filter((file) => !file.sourceId && !file.error && !isImageFile(file));
+  // Files inside archives and emails are read when opened: an archive of a thousand logs is not a thousand reads.
+  const wanted = files.filter((file) => !file.sourceId && !file.error && !isImageFile(file) && !isContainedFile(file));
   await mapConcurrently(wanted, options.concurrency ?? 2, async (file) => {
     if (options.signal?.aborted) return;
     try {

@@ -8,6 +8,7 @@ import { isExtractableDocument, isImageFile, isTextLikeFile } from '../core/file
 import { mapConcurrently } from '../core/map-concurrently';
 import type { FileAccess } from './thread-file-access';
 import { compareSlackTs } from './slack-ts';
+import { isContainedFile } from './contained-file-key';
 import type { ThreadFile } from '../core/thread-file';
 
 export interface PreloadOptions {
@@ -39,7 +40,10 @@ export async function computePreloads(
     .sort((a, b) => compareSlackTs(b.messageTs, a.messageTs));
   const texts = await mapConcurrently(candidates, READ_CONCURRENCY, async (file) => {
     try {
-      if (isTextLikeFile(file) && file.sizeBytes <= maxDownload) return (await access.readText(file.id, options.signal)).text;
+      // A file inside an archive or email is preloaded once it was opened: the first turn does not unpack them all.
+      if (isTextLikeFile(file) && file.sizeBytes <= maxDownload && !isContainedFile(file)) {
+        return (await access.readText(file.id, options.signal)).text;
+      }
       if (isTextLikeFile(file) || isExtractableDocument(file)) return (await access.readCachedText(file.id))?.text;
     } catch {
       // Not preloaded, that is all: the file stays listed, and a tool call will say what is wrong with it.
@@ -93,7 +97,9 @@ export async function awaitFreshExtractions(access: FileAccess, files: ThreadFil
   const maxWaitBytes = options.maxWaitBytes ?? FIRST_REQUEST_MAX_WAIT_BYTES;
   const now = options.now ?? Date.now;
   const started = now();
-  const documents = files.filter((file) => !file.sourceId && !file.error && !isImageFile(file) && isExtractableDocument(file));
+  const documents = files.filter(
+    (file) => !file.sourceId && !file.error && !isImageFile(file) && !isContainedFile(file) && isExtractableDocument(file),
+  );
   const uncached = (
     await mapConcurrently(documents, READ_CONCURRENCY, async (file) => ((await access.readCachedText(file.id)) ? undefined : file))
   ).filter((file): file is ThreadFile => file !== undefined);

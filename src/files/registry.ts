@@ -14,7 +14,9 @@ import { markSlackFileUnavailable } from './file-store';
 import { compareSlackTs } from './slack-ts';
 import { toThreadFile } from './thread-file-row';
 import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from './slack-file';
-import { isScannedDocument, type ExtractedDocument, type FileErrorCode, type ThreadFile } from '../core/thread-file';
+import { isScannedDocument, type ContainedFile, type ExtractedDocument, type FileErrorCode, type ThreadFile } from '../core/thread-file';
+import { containedFileKey } from './contained-file-key';
+import { fileTypeOfPath } from './extract/containers';
 import { isImageFile } from '../core/file-kinds';
 
 export interface MessageFiles {
@@ -137,6 +139,37 @@ export async function registerVirtualFile(
   if (document.pageCount !== undefined) file.pageCount = document.pageCount;
   if (isScannedDocument(document)) file.scanned = true;
   return file;
+}
+
+/**
+ * Registers the files inside a container (archive entries, email attachments, embedded pictures) as files of the
+ * thread: "F3/logs/app.log". Their source key is the container's plus the path (containedFileKey), so the cache by
+ * key and by content hash works for them as for any file. Idempotent; returns them in the order given.
+ */
+export async function registerContainedFiles(
+  db: Database,
+  threadId: number,
+  container: ThreadFile,
+  entries: readonly ContainedFile[],
+): Promise<ThreadFile[]> {
+  if (!container.slackFileId || entries.length === 0) return [];
+  const values = entries.map((entry) => ({
+    threadId,
+    fileId: `${container.id}/${entry.path}`,
+    slackFileId: containedFileKey(container.slackFileId!, entry.path),
+    name: entry.path,
+    mimeType: entry.mimeType,
+    fileType: fileTypeOfPath(entry.path),
+    sizeBytes: entry.sizeBytes,
+    messageTs: container.messageTs,
+    authorName: container.authorName ?? null,
+  }));
+  // In batches: one statement per entry would be slow for a big archive, one for all could pass parameter limits.
+  for (let i = 0; i < values.length; i += 200) await db.insert(threadFiles).values(values.slice(i, i + 200)).onConflictDoNothing();
+  const ids = new Set(values.map((value) => value.fileId));
+  const rows = await db.select().from(threadFiles).where(eq(threadFiles.threadId, threadId));
+  const byId = new Map(rows.filter((row) => ids.has(row.fileId)).map((row) => [row.fileId, toThreadFile(row)]));
+  return values.flatMap((value) => byId.get(value.fileId) ?? []);
 }
 
 function nextFileNumber(ids: string[]): number {

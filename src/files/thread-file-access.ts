@@ -12,7 +12,9 @@ import { findCachedRead, isLastingError } from './file-store';
 import { mapConcurrently } from '../core/map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
 import type { ShownImage } from './read-image';
-import { registerVirtualFile } from './registry';
+import { registerContainedFiles, registerVirtualFile } from './registry';
+import { isContainedFile } from './contained-file-key';
+import { withContainedFiles } from './contained-file-source';
 import { FileReadError, isScannedDocument, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** Full-text search over files already extracted (files/search); keys of contentHashes are file ids. */
@@ -38,7 +40,8 @@ const SEARCH_EXTRACT_CONCURRENCY = 3;
 export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAccess {
   const { db, threadId } = options;
   const files = [...options.files];
-  const readDocument = createDocumentReader(options);
+  const source = withContainedFiles(options.source, (key) => files.find((file) => file.slackFileId === key));
+  const readDocument = createDocumentReader({ ...options, source });
 
   const get = (id: string): ThreadFile => {
     const wanted = id.trim().toLowerCase();
@@ -62,6 +65,11 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     }
     try {
       const result = await readDocument(file, signal);
+      if (result.document.entries?.length && !isContainedFile(file)) {
+        for (const entry of await registerContainedFiles(db, threadId, file, result.document.entries)) {
+          if (!files.some((known) => known.id === entry.id)) remember(entry);
+        }
+      }
       remember({
         ...file,
         ...(result.document.pageCount !== undefined && { pageCount: result.document.pageCount }),
@@ -121,7 +129,7 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
           `${displayFileName(file.name)} is not an image, so there is nothing to show; read its text with load_file, peek_file or extract_file.`,
         );
       }
-      return options.source.readImage(file, file.slackFileId, { maxImageBytes: options.limits.maxImageBytes, signal });
+      return source.readImage(file, file.slackFileId, { maxImageBytes: options.limits.maxImageBytes, signal });
     },
 
     async search(id, query, limit, { signal, snippetChars } = {}) {

@@ -18,6 +18,8 @@ import { corpusDir } from './corpus';
 
 export type UploadedFile = (
   | { name: string; mimetype: string; text: string }
+  /** Bytes built by the test (a zip, an email). */
+  | { name: string; mimetype: string; bytes: Buffer }
   /** A document of the shared corpus, by file name. */
   | { name: string; mimetype: string; corpus: true }
 ) & {
@@ -39,7 +41,8 @@ export async function openThreadWithFiles(uploads: UploadedFile[], options: { em
       const added = slack.addFile({
         name: upload.name,
         mimetype: upload.mimetype,
-        content: 'corpus' in upload ? await readFile(path.join(corpusDir, upload.name)) : Buffer.from(upload.text),
+        content:
+          'corpus' in upload ? await readFile(path.join(corpusDir, upload.name)) : 'bytes' in upload ? upload.bytes : Buffer.from(upload.text),
       });
       return upload.renamedTo === undefined ? added : { ...added, name: upload.renamedTo };
     }),

@@ -2,7 +2,9 @@
  * DOCX to markdown: mammoth's HTML (its markdown output is deprecated and flattens tables), converted by our own
  * walker so tables stay tables and footnotes stay in the text. Headings become the outline and 'section' segments.
  */
-import type { ExtractedDocument } from '../../core/thread-file';
+import { unzipSync } from 'fflate';
+import type { ContainedFile, ExtractedDocument } from '../../core/thread-file';
+import { mimeTypeOfPath } from './containers';
 import { DocumentBuilder } from './document-builder';
 import { convertHtmlToMarkdown } from './html-to-markdown';
 import { loadMammoth } from './libraries';
@@ -31,5 +33,25 @@ export async function readDocx(bytes: Uint8Array, name: string, limits: ExtractL
   const { markdown, headings } = convertHtmlToMarkdown(parseGeneratedHtml(html), { dropBoilerplate: false, keepLinks: true });
   const builder = new DocumentBuilder();
   appendWithSections(builder, markdown, headings);
-  return builder.build();
+  const document = builder.build();
+  const pictures = listPictures(bytes);
+  if (pictures.length) document.entries = pictures;
+  return document;
+}
+
+/**
+ * The pictures stored in the document (word/media), as contained files load_file can show: a diagram or chart the
+ * question is about. Listed from the zip directory, nothing inflated.
+ */
+function listPictures(bytes: Uint8Array): ContainedFile[] {
+  const pictures: ContainedFile[] = [];
+  unzipSync(bytes, {
+    filter(file) {
+      if (/^word\/media\/[^/]+\.(png|jpe?g|gif|webp|bmp|tiff?|emf|wmf)$/i.test(file.name)) {
+        pictures.push({ path: file.name, sizeBytes: file.originalSize, mimeType: mimeTypeOfPath(file.name) });
+      }
+      return false;
+    },
+  });
+  return pictures;
 }

@@ -1,0 +1,56 @@
+/**
+ * A FileSource that also serves files inside files: for a contained file's key (contained-file-key.ts) it reads
+ * the container through the run's own source (Slack or disk) and takes the entry out. The last few containers'
+ * bytes are kept for the run, so opening three logs of one zip downloads the zip once.
+ */
+import { createHash } from 'node:crypto';
+import { displayFileName, type ThreadFile } from '../core/thread-file';
+import { splitContainedFileKey } from './contained-file-key';
+import { fileReadError } from './describe-file-error';
+import { readContainedFile } from './extract/containers';
+import { defaultLimits } from './extract/task';
+import type { FileSource } from './file-source';
+import { showImageBytes } from './show-image-bytes';
+
+const KEPT_CONTAINERS = 2;
+
+export function withContainedFiles(inner: FileSource, containerOf: (key: string) => ThreadFile | undefined): FileSource {
+  const kept = new Map<string, Promise<Buffer>>();
+
+  const containerBytes = (containerKey: string, maxBytes: number, signal?: AbortSignal): Promise<Buffer> => {
+    let bytes = kept.get(containerKey);
+    if (!bytes) {
+      const container = containerOf(containerKey);
+      if (!container) return Promise.reject(new Error(`The file that held ${containerKey} is not in this thread any more.`));
+      bytes = inner.readBytes(container, containerKey, { maxBytes, signal }).then((read) => read.bytes);
+      bytes.catch(() => kept.delete(containerKey));
+      kept.set(containerKey, bytes);
+      while (kept.size > KEPT_CONTAINERS) kept.delete(kept.keys().next().value!);
+    }
+    return bytes;
+  };
+
+  const entryBytes = async (file: ThreadFile, containerKey: string, path: string, maxBytes: number, signal?: AbortSignal) => {
+    const container = await containerBytes(containerKey, maxBytes, signal);
+    const name = displayFileName(containerOf(containerKey)?.name ?? 'the container');
+    const entry = await readContainedFile(container, name, path, defaultLimits);
+    if (entry.byteLength > maxBytes) throw fileReadError(file, 'too_large', { sizeBytes: entry.byteLength, limitBytes: maxBytes });
+    return Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength);
+  };
+
+  return {
+    async readBytes(file, key, options) {
+      const contained = splitContainedFileKey(key);
+      if (!contained) return inner.readBytes(file, key, options);
+      // A copy: the extractor may move these bytes to its worker, and the container's stay kept.
+      const bytes = Buffer.from(await entryBytes(file, contained.containerKey, contained.path, options.maxBytes, options.signal));
+      return { bytes, contentHash: createHash('sha256').update(bytes).digest('hex') };
+    },
+    async readImage(file, key, options) {
+      const contained = splitContainedFileKey(key);
+      if (!contained) return inner.readImage(file, key, options);
+      const bytes = await entryBytes(file, contained.containerKey, contained.path, 64 * 1024 * 1024, options.signal);
+      return showImageBytes(file, bytes, options.maxImageBytes);
+    },
+  };
+}

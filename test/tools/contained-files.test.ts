@@ -1,0 +1,118 @@
+/**
+ * Files inside files, opened by the same tools as any file: a .zip's entries ("F1/logs/app.log", and one level into
+ * a zip inside it), an .eml's attachment, a DOCX's embedded pictures. Fixtures are built here with fflate and by hand.
+ */
+import { strToU8, zipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractFileTool } from '../../src/tools/extract-file';
+import { loadFileTool } from '../../src/tools/load-file';
+import { peekFileTool } from '../../src/tools/peek-file';
+import { searchFileTool } from '../../src/tools/search-file';
+import type { ToolContext } from '../../src/tools/tool';
+import { hasCorpus, warnIfCorpusMissing } from '../support/corpus';
+import { buildPdf } from '../support/image-pdf';
+import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
+
+const log = (service: string, event: string) =>
+  Array.from({ length: 40 }, (_, i) => `2026-11-24T10:${String(i).padStart(2, '0')}:00Z ${service} ${i === 17 ? event : 'heartbeat ok'}`).join('\n');
+
+const logsZip = Buffer.from(
+  zipSync({
+    'logs/app.log': strToU8(log('app', 'payment gateway returned 502')),
+    'logs/db.log': strToU8(log('db', 'deadlock detected on table invoices')),
+    'logs/worker.log': strToU8(log('worker', 'retry queue drained')),
+    'nested/inner.zip': zipSync({ 'deep.log': strToU8('the nested entry is readable') }),
+  }),
+);
+
+const pdf = buildPdf([{ text: ['Invoice 2026-117', 'Total due: 4,800 euros by 1 December.'] }]);
+const email = [
+  'From: Dana Ops <dana@example.com>',
+  'To: Team <team@example.com>',
+  'Subject: Fwd: November invoice',
+  'Date: Tue, 24 Nov 2026 09:30:00 +0000',
+  'MIME-Version: 1.0',
+  'Content-Type: multipart/mixed; boundary="b1"',
+  '',
+  '--b1',
+  'Content-Type: text/plain; charset=utf-8',
+  '',
+  'Please check the attached invoice before Friday.',
+  '--b1',
+  'Content-Type: application/pdf; name="invoice.pdf"',
+  'Content-Disposition: attachment; filename="invoice.pdf"',
+  'Content-Transfer-Encoding: base64',
+  '',
+  ...pdf.toString('base64').match(/.{1,76}/g)!,
+  '--b1--',
+  '',
+].join('\r\n');
+
+warnIfCorpusMissing('pictures inside a DOCX', 'having-images.docx');
+
+describe('files inside archives, emails and documents', { timeout: 120_000 }, () => {
+  let thread: ThreadWithFiles;
+  const shown: string[] = [];
+  beforeAll(async () => {
+    thread = await openThreadWithFiles([
+      { name: 'logs.zip', mimetype: 'application/zip', bytes: logsZip },
+      { name: 'invoice.eml', mimetype: 'message/rfc822', bytes: Buffer.from(email) },
+      { name: 'bomb.zip', mimetype: 'application/zip', bytes: Buffer.from(zipSync({ 'zeros.bin': new Uint8Array(30 * 1024 * 1024) }, { level: 9 })) },
+      ...(hasCorpus('having-images.docx') ? [{ name: 'having-images.docx', mimetype: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', corpus: true as const }] : []),
+    ]);
+  });
+  afterAll(async () => {
+    await thread?.close();
+  });
+
+  const context: ToolContext = {
+    get files() {
+      return thread.files;
+    },
+    skills: { read: () => Promise.reject(new Error('no skills here')) },
+    signal: new AbortController().signal,
+    tokensLeft: () => 100_000,
+    showImage: (image) => shown.push(image.fileId),
+    recordActivity: () => {},
+  };
+
+  it('lists a zip of three logs as virtual files that peek_file and search_file read', async () => {
+    const listing = await extractFileTool.execute({ id: 'F1' }, context);
+    expect(listing).toContain('- logs/app.log (');
+    const ids = thread.files.list().map((file) => file.id).filter((id) => id.startsWith('F1/'));
+    expect(ids).toEqual(['F1/logs/app.log', 'F1/logs/db.log', 'F1/logs/worker.log', 'F1/nested/inner.zip', 'F1/nested/inner.zip/deep.log']);
+
+    const peeked = await peekFileTool.execute({ id: 'F1/logs/app.log', start: 0, stop: 4000 }, context);
+    expect(peeked).toContain('payment gateway returned 502');
+    const found = await searchFileTool.execute({ id: 'F1/logs/db.log', query: 'deadlock on invoices' }, context);
+    expect(found).toContain('deadlock detected on table invoices');
+    const worker = await peekFileTool.execute({ id: 'F1/logs/worker.log', start: 0, stop: 4000 }, context);
+    expect(worker).toContain('retry queue drained');
+    // One level into a zip inside the zip.
+    expect(await peekFileTool.execute({ id: 'F1/nested/inner.zip/deep.log', start: 0, stop: 100 }, context)).toContain('the nested entry is readable');
+  });
+
+  it('reads an email as headers and body, its PDF attachment as a virtual file', async () => {
+    const document = await thread.files.readText('F2');
+    expect(document.text).toContain('# Fwd: November invoice');
+    expect(document.text).toContain('From: Dana Ops <dana@example.com>');
+    expect(document.text).toContain('Please check the attached invoice before Friday.');
+    expect(thread.files.get('F2/invoice.pdf')).toMatchObject({ mimeType: 'application/pdf', fileType: 'pdf' });
+    const attachment = await peekFileTool.execute({ id: 'F2/invoice.pdf', start: 0, stop: 2000 }, context);
+    expect(attachment).toContain('Total due: 4,800 euros by 1 December.');
+  });
+
+  it('refuses a zip bomb with the size sentence, without inflating it', async () => {
+    await expect(thread.files.readText('F3')).rejects.toMatchObject({ code: 'too_large', message: expect.stringMatching(/^bomb\.zip unpacks to too much data \(it expands \d+× to 30 MB\)/) });
+  });
+
+  it.skipIf(!hasCorpus('having-images.docx'))('lists the pictures of a DOCX as image files that load_file shows', async () => {
+    await thread.files.readText('F4');
+    const pictures = thread.files.list().filter((file) => file.id.startsWith('F4/word/media/'));
+    expect(pictures.length).toBeGreaterThan(0);
+    const picture = pictures.find((file) => /\.(png|jpe?g)$/i.test(file.id))!;
+    const result = await loadFileTool.execute({ id: picture.id }, context);
+    expect(result).toMatch(/^Image F4\/word\/media\/.+ is attached to the next message/);
+    expect(shown).toContain(picture.id);
+  });
+});
