@@ -7,6 +7,7 @@ import type { BenchSuite } from './figures';
 export const suiteLoaders: Record<string, () => Promise<BenchSuite>> = {
   context: () => import('./context').then((m) => m.contextSuite),
   extract: () => import('./extract').then((m) => m.extractSuite),
+  'extract-ocr': () => import('./extract-ocr').then((m) => m.extractOcrSuite),
   search: () => import('./search').then((m) => m.searchSuite),
   load: () => import('./load').then((m) => m.loadSuite),
 };

@@ -32,9 +32,12 @@ export async function readDocx(bytes: Uint8Array, name: string, limits: ExtractL
   // mammoth's HTML is machine-written and simple: a light parser reads it without loading jsdom into the worker.
   const { markdown, headings } = convertHtmlToMarkdown(parseGeneratedHtml(html), { dropBoilerplate: false, keepLinks: true });
   const builder = new DocumentBuilder();
-  appendWithSections(builder, markdown, headings);
-  const document = builder.build();
   const pictures = listPictures(bytes);
+  // A document of pictures alone still has something to open: say so instead of failing as empty.
+  if (!/\S/.test(markdown) && pictures.length) {
+    builder.append(`(no text: the document holds ${pictures.length} picture${pictures.length === 1 ? '' : 's'}, listed as files of their own)\n`);
+  } else appendWithSections(builder, markdown, headings);
+  const document = builder.build();
   if (pictures.length) document.entries = pictures;
   return document;
 }

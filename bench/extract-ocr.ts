@@ -1,0 +1,118 @@
+/**
+ * OCR figures. Method: pages of born-digital corpus PDFs (scotus-transcript-p1.pdf p. 1, senate-expenditures.pdf
+ * p. 1) are rendered here to 2000-px-wide images (pdf.js on @napi-rs/canvas), put into an image-only PDF, and read
+ * back through the extractor with OCR on, as a scan would be. Accuracy is 1 − (character edit distance ÷ reference
+ * length), both texts with whitespace collapsed, against that page's pdftotext text (pdf-parse's when pdftotext is
+ * not installed; the note says which). Speed is wall seconds per page through the worker pool; peak RSS is the
+ * whole process, workers and Tesseract's WASM included, while the pages are recognised.
+ */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { PDFParse } from 'pdf-parse';
+import { createDocumentExtractor } from '../src/files/extract';
+import { corpusDir, hasCorpus } from '../test/support/corpus';
+import { buildPdf, type PdfPage } from '../test/support/image-pdf';
+import { pdftotext } from './extract-anchors';
+import { probeWhile } from './extract-probes';
+import type { BenchFigure, BenchSuite } from './figures';
+
+const run = promisify(execFile);
+const pages = ['scotus-transcript-p1.pdf', 'senate-expenditures.pdf'];
+const renderWidth = 2000;
+
+export const extractOcrSuite: BenchSuite = {
+  name: 'extract-ocr',
+  async run() {
+    const keys = ['ocr_seconds_per_page', 'ocr_char_accuracy', 'ocr_peak_rss_mb'];
+    if (!hasCorpus(...pages)) {
+      return keys.map((key): BenchFigure => ({ key: `extract.${key}`, value: null, unit: '', note: `no corpus at ${corpusDir}` }));
+    }
+    const references: string[] = [];
+    const images: PdfPage[] = [];
+    for (const name of pages) {
+      const bytes = await readFile(path.join(corpusDir, name));
+      references.push(await referenceText(path.join(corpusDir, name), bytes));
+      images.push(await renderPage(bytes));
+    }
+    const scan = new Uint8Array(buildPdf(images));
+    const extractor = createDocumentExtractor({ maxThreads: 2, ocr: { languages: ['eng'], maxPages: pages.length }, timeoutMs: 600_000 });
+    try {
+      const started = performance.now();
+      const probe = await probeWhile(() => extractor.extract({ bytes: scan, name: 'rendered-scan.pdf' }));
+      const seconds = (performance.now() - started) / 1000;
+      const document = probe.result;
+      const recognised = document.segments.map((segment) => document.text.slice(segment.start, segment.end).replace(/^--- page \d+ ---\n/, ''));
+      const accuracies = references.map((reference, i) => charAccuracy(recognised[i] ?? '', reference));
+      const source = pdftotext.available ? 'pdftotext' : 'pdf-parse (pdftotext not installed)';
+      return [
+        {
+          key: 'extract.ocr_seconds_per_page',
+          value: seconds / pages.length,
+          unit: 's',
+          note: `${pages.length} pages rendered at ${renderWidth} px wide, one document (pages in sequence, engine start included)`,
+        },
+        {
+          key: 'extract.ocr_char_accuracy',
+          value: accuracies.reduce((a, b) => a + b, 0) / accuracies.length,
+          unit: '',
+          target: '≥ 0.9',
+          note: `mean of ${accuracies.map((a, i) => `${pages[i]} ${a.toFixed(3)}`).join(', ')}; reference: ${source}`,
+        },
+        { key: 'extract.ocr_peak_rss_mb', value: probe.peakRssMb, unit: 'MB', target: '< 500', note: `${probe.peakMethod}; OCR in the worker pool` },
+        { key: 'extract.ocr_event_loop_max_stall_ms', value: probe.maxStallMs, unit: 'ms', target: '< 50', note: 'main thread while OCR runs in the workers' },
+      ];
+    } finally {
+      await extractor.close();
+    }
+  },
+};
+
+async function referenceText(file: string, bytes: Buffer): Promise<string> {
+  if (pdftotext.available) {
+    const { stdout } = await run('pdftotext', ['-q', '-enc', 'UTF-8', '-f', '1', '-l', '1', file, '-'], { maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  }
+  const parser = new PDFParse({ data: new Uint8Array(bytes) });
+  try {
+    return (await parser.getText({ partial: [1], pageJoiner: '' })).text;
+  } finally {
+    await parser.destroy();
+  }
+}
+
+/** Page 1 as a JPEG page image, the way a scanner would hand it over. */
+async function renderPage(bytes: Buffer): Promise<PdfPage> {
+  const parser = new PDFParse({ data: new Uint8Array(bytes) });
+  try {
+    const shot = await parser.getScreenshot({ partial: [1], desiredWidth: renderWidth, imageDataUrl: false, imageBuffer: true });
+    const page = shot.pages[0]!;
+    const image = await loadImage(Buffer.from(page.data));
+    const canvas = createCanvas(image.width, image.height);
+    const context = canvas.getContext('2d');
+    context.fillStyle = '#ffffff';
+    context.fillRect(0, 0, image.width, image.height);
+    context.drawImage(image, 0, 0);
+    return { jpeg: await canvas.encode('jpeg', 90), width: image.width, height: image.height };
+  } finally {
+    await parser.destroy();
+  }
+}
+
+/** 1 − Levenshtein distance ÷ reference length, over whitespace-collapsed text; 0 at worst. */
+export function charAccuracy(recognised: string, reference: string): number {
+  const a = recognised.replace(/\s+/g, ' ').trim();
+  const b = reference.replace(/\s+/g, ' ').trim();
+  if (b.length === 0) return a.length === 0 ? 1 : 0;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return Math.max(0, 1 - previous[b.length]! / b.length);
+}
