@@ -57,6 +57,9 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
   const { maxThreads = 2, timeoutMs = 60_000, maxMemoryMb = 512, idleTimeoutMs = 10_000 } = options;
   const limits: ExtractLimits = { ...defaultLimits, ...pickLimits(options) };
   const ocr = usableOcr(options.ocr);
+  // One OCR engine at a time across the pool (see OcrSettings.gate).
+  const ocrGate = new Int32Array(new SharedArrayBuffer(4));
+  let nextTaskId = 0;
   // A scan's pages take seconds each: its time limit grows with the pages it may OCR.
   const ocrTimeoutMs = ocr.maxPages * (options.ocrTimeoutPerPageMs ?? 30_000);
   const pool = new Piscina<ExtractTask, TaskOutcome>({
@@ -88,15 +91,18 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     const limitMs = timeoutMs + (kind === 'pdf' || kind === 'image' ? ocrTimeoutMs : 0);
     const timer = setTimeout(() => timeout.abort(), limitMs);
     let outcome: TaskOutcome;
+    const taskId = (nextTaskId = (nextTaskId % 0x7fffffff) + 1);
     try {
       outcome = await pool.run(
-        { bytes, name, kind, limits, ocr },
+        { bytes, name, kind, limits, ocr: ocr.maxPages > 0 ? { ...ocr, gate: ocrGate, taskId } : ocr },
         {
           signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
           transferList: ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [],
         },
       );
     } catch (error) {
+      // A worker stopped while its engine ran (timeout, abort, crash) never released the gate: free it here.
+      if (Atomics.compareExchange(ocrGate, 0, taskId, 0) === taskId) Atomics.notify(ocrGate, 0);
       if (signal?.aborted) throw signal.reason;
       if (closed) throw new Error(`The document extractor was closed while it was reading ${name}.`, { cause: error });
       if (timeout.signal.aborted) throw timeoutError(name, limitMs);

@@ -13,6 +13,14 @@ export interface OcrSettings {
   languages: string[];
   /** Pages recognised per document at most; 0 = OCR off. */
   maxPages: number;
+  /**
+   * Shared by every worker of one pool (a SharedArrayBuffer's Int32Array): 0 when no engine runs, else the task id
+   * of the one that does. One engine at a time keeps the pool's peak memory to one Tesseract (~350 MB at its
+   * largest page); the main thread frees the gate of a task whose worker was stopped while holding it.
+   */
+  gate?: Int32Array;
+  /** This task's id for the gate (never 0). */
+  taskId?: number;
 }
 
 export const ocrOff: OcrSettings = { languages: [], maxPages: 0 };
@@ -38,19 +46,52 @@ const MAX_SIDE_PX = 3300;
 
 export async function startOcrEngine(settings: OcrSettings): Promise<OcrEngine> {
   const { createWorker, OEM } = await loadTesseract();
-  const worker = await createWorker(settings.languages.join('+'), OEM.LSTM_ONLY, {
-    langPath: languageFolderFor(settings.languages),
-    gzip: true,
-    // No cache folder: nothing is written next to the process, and the data is read from the package each time.
-    cacheMethod: 'none',
-  });
+  const releaseGate = await acquireGate(settings);
+  let worker: Awaited<ReturnType<typeof createWorker>>;
+  try {
+    worker = await createWorker(settings.languages.join('+'), OEM.LSTM_ONLY, {
+      langPath: languageFolderFor(settings.languages),
+      gzip: true,
+      // No cache folder: nothing is written next to the process, and the data is read from the package each time.
+      cacheMethod: 'none',
+    });
+  } catch (error) {
+    releaseGate();
+    throw error;
+  }
   return {
     async recognise(image) {
       const input = await normaliseImage(image);
       const { data } = await worker.recognize(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
       return { text: tidyOcrText(data.text), confidence: Math.round(data.confidence) };
     },
-    close: () => worker.terminate().then(() => undefined),
+    close: () => worker.terminate().then(releaseGate, (error: unknown) => {
+      releaseGate();
+      throw error;
+    }),
+  };
+}
+
+/** Atomics.waitAsync (Node 16+), missing from this TypeScript lib. */
+interface AtomicsWithWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: Promise<string> | string };
+}
+
+async function acquireGate({ gate, taskId }: OcrSettings): Promise<() => void> {
+  if (!gate || !taskId) return () => {};
+  for (;;) {
+    const holder = Atomics.compareExchange(gate, 0, 0, taskId);
+    if (holder === 0) break;
+    // Woken by the holder's release; the one-second timeout re-checks in case a release was missed.
+    const waited = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(gate, 0, holder, 1_000);
+    if (waited.async) await waited.value;
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    Atomics.compareExchange(gate, 0, taskId, 0);
+    Atomics.notify(gate, 0);
   };
 }
 
