@@ -31,11 +31,14 @@ export function createExtractFileTool(options: ExtractFileOptions = {}): Tool<z.
   return {
     name: 'extract_file',
     description: [
-      'Converts a document (PDF, DOCX, PPTX, XLSX, CSV, HTML…) to plain text and registers the text as a new virtual',
+      'Converts a document (PDF — scans by OCR —, DOCX, PPTX, XLSX, DOC/XLS/PPT, CSV, HTML, canvases, emails, zips…) to',
+      'plain text and registers the text as a new virtual',
       'file, e.g. "F1.txt", that load_file, peek_file and search_file accept. Returns the new id, its size in characters,',
       'page/slide/sheet count, an outline (headings, slide titles or sheet names, each with its character offset, capped),',
       `any notes on what was left out, and a short preview in <file_data> tags; texts under ${formatCount(inlineChars)}`,
-      'characters come back whole. Use it first on any PDF, DOCX or PPTX you need to work with.',
+      'characters come back whole. Use it first on any PDF, DOCX or PPTX you need to work with. Files inside a zip or',
+      'email, and pictures inside a DOCX, then appear in the files list with ids like "F3/logs/app.log". A file listed as',
+      '"extracting" is being read already: calling this waits for that read.',
     ].join(' '),
     parameters,
     describeProgress: ({ id }, context) => `extracting text from ${progressName(context.files, id)}…`,

@@ -70,6 +70,21 @@ describe.each(testDatabases())('the first question on $label', (database) => {
     expect(access.get('F1').pending).toBeUndefined();
   });
 
+  it('marks a document read by OCR as "scanned, OCR" in the files list, in this run and the next', async () => {
+    const scanned = {
+      async extract(): Promise<ExtractedDocument> {
+        return { text: '--- page 1 ---\nSigned contract', pageCount: 1, outline: [], segments: [], notes: ['scanned, OCR: the text of p. 1 was recognised from the page images (eng), mean confidence 88%; expect misread characters'] };
+      },
+    };
+    const { access, open, threadId } = await bed.threadWith([bed.slack.addFile({ name: 'contract.pdf', mimetype: 'application/pdf', content: 'scan' })], { extractor: scanned });
+    await access.readText('F1');
+    expect(renderFilesBlock(access.list())).toMatch(/F1 \| "contract\.pdf" \| pdf \(scanned, OCR\) \| 4 B \| 1 \| no/);
+    const { listThreadFiles } = await import('../../src/files/registry');
+    const later = await listThreadFiles(bed.handle.db, threadId);
+    expect(later[0]).toMatchObject({ id: 'F1', scanned: true, pageCount: 1 });
+    expect(open(later).get('F1').scanned).toBe(true);
+  });
+
   it('reads a Slack canvas as an HTML document, headings kept', async () => {
     const canvas = bed.slack.addFile({
       name: 'Launch plan',

@@ -17,13 +17,18 @@ describe('detectDocumentKind', () => {
     expect(detectDocumentKind(zipWith('word/document.xml'), 'download')).toBe('docx');
     expect(detectDocumentKind(zipWith('ppt/presentation.xml'), 'deck.zip')).toBe('pptx');
     expect(detectDocumentKind(zipWith('xl/workbook.xml'), 'budget.docx')).toBe('xlsx');
-    expect(detectDocumentKind(zipWith('readme.txt'), 'archive.zip')).toBe('unsupported');
+    // Any other zip is an archive whose entries open as files of their own.
+    expect(detectDocumentKind(zipWith('readme.txt'), 'archive.zip')).toBe('zip');
+    expect(detectDocumentKind(zipWith('readme.txt'), 'logs')).toBe('zip');
   });
 
   it('leaves an OLE container (encrypted OOXML or legacy Office) to the format its name claims', () => {
     expect(detectDocumentKind(cfb, 'budget.xlsx')).toBe('xlsx');
     expect(detectDocumentKind(cfb, 'deck', 'application/vnd.openxmlformats-officedocument.presentationml.presentation')).toBe('pptx');
-    expect(detectDocumentKind(cfb, 'old.doc')).toBe('unsupported');
+    expect(detectDocumentKind(cfb, 'old.doc')).toBe('doc');
+    expect(detectDocumentKind(cfb, 'old.xls')).toBe('xls');
+    expect(detectDocumentKind(cfb, 'deck', 'application/vnd.ms-powerpoint')).toBe('ppt');
+    expect(detectDocumentKind(cfb, 'mystery.bin')).toBe('unsupported');
   });
 
   it('falls back to extension, then MIME type, then a look at the bytes', () => {
@@ -33,6 +38,8 @@ describe('detectDocumentKind', () => {
     expect(detectDocumentKind(ascii('<p>hi</p>'), 'page.htm')).toBe('html');
     expect(detectDocumentKind(ascii('<!DOCTYPE html><html></html>'), 'saved', 'application/octet-stream')).toBe('html');
     expect(detectDocumentKind(ascii('{"a": 1}'), 'config.json')).toBe('text');
+    expect(detectDocumentKind(ascii('From: a@example.com\r\nSubject: hi\r\n\r\nbody'), 'fwd.eml')).toBe('eml');
+    expect(detectDocumentKind(ascii('<h1>Plan</h1>'), 'Launch plan', 'application/vnd.slack-docs')).toBe('html');
     expect(detectDocumentKind(ascii('2026-01-01 INFO started'), 'server.log', 'application/octet-stream')).toBe('text');
     expect(detectDocumentKind(ascii('FROM node:20'), 'Dockerfile')).toBe('text');
     expect(detectDocumentKind(ascii('plain words'), 'NOTES')).toBe('text');
