@@ -70,6 +70,8 @@ export interface RunningThreadwise {
   port: number;
   bot: BotIdentity;
   database: DatabaseHandle;
+  /** A channel's effective settings as this replica sees them now (its cache included). */
+  settingsFor(teamId: string, channelId: string): Promise<EffectiveChannelSettings>;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -325,6 +327,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     port,
     bot,
     database,
+    settingsFor: (teamId, channelId) => channelSettings.settingsFor(teamId, channelId),
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
