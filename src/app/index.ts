@@ -44,6 +44,7 @@ import { registerAskShortcuts, type ShortcutHost } from '../slack/ask-shortcuts'
 import { registerAgentView } from '../slack/agent-view';
 import { registerAppHome } from '../slack/app-home';
 import type { ConfiguredChatModel } from './create-chat-model';
+import { contextWindowFor } from '../config/models';
 
 export { StartupError };
 
@@ -208,6 +209,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     model,
     toolsFor,
     modelFor,
+    contextWindowOf: contextWindowFor,
     settingsFor: runSettings,
     skills,
     skillIndex: () => skills.list(),

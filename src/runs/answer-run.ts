@@ -25,6 +25,8 @@ export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDepe
   skillIndex: PrepareTurnDependencies['skills'];
   /** The channel settings each run follows; absent: the workspace defaults everywhere (the terminal). */
   settingsFor?: RunSettingsSource;
+  /** The context window of a model a channel chose instead of the workspace's (CONTEXT_WINDOW applies to that one). */
+  contextWindowOf?: (model: string) => number;
   logger: Logger;
 }
 
@@ -38,6 +40,8 @@ export function createRunExecutor(deps: RunDependencies) {
     const settings = await deps.settingsFor?.(thread, run);
     // The channel's model answers, and its name goes on the run's record.
     const model = modelOf(deps, settings);
+    const contextWindow = model === deps.model ? deps.settings.contextWindow : (deps.contextWindowOf?.(model.name) ?? deps.settings.contextWindow);
+    const agentDeps = contextWindow === deps.settings.contextWindow ? deps : { ...deps, settings: { ...deps.settings, contextWindow } };
     const channel = deps.answers(
       {
         runId: run.id,
@@ -72,14 +76,14 @@ export function createRunExecutor(deps: RunDependencies) {
         if ('outcome' in resumed) return resumed.outcome;
         messages = resumed.messages;
       }
-      const prepared = await prepareTurn({ ...prepareDeps, model: model.name }, thread, run, messages, settings);
+      const prepared = await prepareTurn({ ...prepareDeps, model: model.name, contextWindow }, thread, run, messages, settings);
       if ('nothing' in prepared) {
         await channel.status.clear();
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps);
       if (resume) steps.push(...approvalSteps(resume.turn, { decided: resume.decisions }));
-      const result = await answerWithAgent(deps, prepared, channel, (step) => steps.push(step), signal, resume, settings);
+      const result = await answerWithAgent(agentDeps, prepared, channel, (step) => steps.push(step), signal, resume, settings);
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
         steps.push(...approvalSteps(result.awaiting.turn, { requested: result.awaiting.calls }));
