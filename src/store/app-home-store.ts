@@ -2,7 +2,7 @@
  * What the App Home shows from the database: a person's own recent questions, and for admins the week's usage.
  * (The operator console has richer usage queries; this is the one small total the home tab needs.)
  */
-import { and, count, desc, eq, gt, sql, sum } from 'drizzle-orm';
+import { count, desc, eq, gt, sql, sum } from 'drizzle-orm';
 import type { Database } from './database';
 import { runs, threads } from './schema';
 
@@ -50,6 +50,6 @@ export async function homeUsageTotalsSince(db: Database, since: Date): Promise<U
       outputTokens: sum(runs.outputTokens).mapWith(Number),
     })
     .from(runs)
-    .where(and(gt(runs.createdAt, since)));
+    .where(gt(runs.createdAt, since));
   return { runs: row?.runs ?? 0, failures: row?.failures ?? 0, inputTokens: row?.inputTokens ?? 0, outputTokens: row?.outputTokens ?? 0 };
 }

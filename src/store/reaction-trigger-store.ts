@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database } from './database';
 import { reactionTriggerClaims } from './schema';
 
@@ -19,6 +19,10 @@ export async function releaseReactionTrigger(db: Database, claim: { channelId: s
   await db
     .delete(reactionTriggerClaims)
     .where(
-      sql`${reactionTriggerClaims.channelId} = ${claim.channelId} and ${reactionTriggerClaims.messageTs} = ${claim.messageTs} and ${reactionTriggerClaims.reaction} = ${claim.reaction}`,
+      and(
+        eq(reactionTriggerClaims.channelId, claim.channelId),
+        eq(reactionTriggerClaims.messageTs, claim.messageTs),
+        eq(reactionTriggerClaims.reaction, claim.reaction),
+      ),
     );
 }
