@@ -3,7 +3,8 @@
  * fetches from a CDN when it is not given a folder, which fails on servers without internet, so every language is
  * resolved to a file on disk here and a missing package is reported by name rather than discovered at run time.
  */
-import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -63,11 +64,31 @@ export function languageFolderFor(codes: readonly string[]): string {
   let folder: string;
   if (files.length === 1) folder = dirname(files[0]!);
   else {
-    folder = mkdtempSync(join(tmpdir(), 'threadwise-ocr-'));
-    codes.forEach((code, i) => symlinkSync(files[i]!, join(folder, `${code}.traineddata.gz`)));
+    // One fixed folder per user, language set and install, reused by every worker thread and restart: no litter
+    // in /tmp, and two checkouts on one machine never relink each other's folder.
+    const install = createHash('sha256').update(files.join('\n')).digest('hex').slice(0, 10);
+    folder = join(tmpdir(), `threadwise-ocr-${process.getuid?.() ?? 'user'}-${codes.join('+')}-${install}`);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    codes.forEach((code, i) => linkInto(folder, `${code}.traineddata.gz`, files[i]!));
   }
   folders = new Map(folders).set(key, folder);
   return folder;
+}
+
+/** A link `name` in `folder` to `target`, made or corrected; a link another thread made meanwhile is fine. */
+function linkInto(folder: string, name: string, target: string): void {
+  const link = join(folder, name);
+  try {
+    if (readlinkSync(link) === target) return;
+    unlinkSync(link);
+  } catch {
+    // no link yet
+  }
+  try {
+    symlinkSync(target, link);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }
 
 /**
