@@ -335,3 +335,9 @@ export const channelSettingsVersion = pgTable('channel_settings_version', {
   id: integer('id').primaryKey().default(1),
   version: bigint('version', { mode: 'number' }).notNull().default(0),
 });
+
+/** When a user was last told they are over the rate limit: one notice per user per window, across replicas. */
+export const rateLimitNotices = pgTable('rate_limit_notices', {
+  userId: text('user_id').primaryKey(),
+  notifiedAt: timestamp('notified_at', { withTimezone: true }).notNull().defaultNow(),
+});
