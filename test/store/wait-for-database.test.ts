@@ -60,4 +60,27 @@ describe.skipIf(!adminUrl)('opening PostgreSQL at start', () => {
     expect(failure).toBeInstanceOf(StartupError);
     expect((failure as Error).message).toMatch(/^DATABASE_URL: database "threadwise_no_such_database" does not exist at .*; create it/);
   });
+
+  it('gives up on a server that accepts and then goes silent instead of hanging the query (half-open connection)', async () => {
+    await proxy.up();
+    const handle = await openDatabaseWhenReachable({ driver: 'postgres', url: proxied.toString(), statementTimeoutMs: 1_000 }, logger, 10_000);
+    try {
+      await handle.ping();
+      proxy.silence();
+      const started = Date.now();
+      const failure = await handle.ping().then(
+        () => 'answered',
+        (error: unknown) => error,
+      );
+      // Dropped after statement_timeout + 5 s of silence, not left to hang (Linux's own keepalive would take minutes).
+      expect(failure).toBeInstanceOf(Error);
+      expect(Date.now() - started).toBeLessThan(15_000);
+      await proxy.up();
+      // A new connection is made for the next query.
+      await handle.ping();
+    } finally {
+      await proxy.up();
+      await handle.close();
+    }
+  }, 60_000);
 });

@@ -128,19 +128,17 @@ function socketFactory(url: string, statementTimeoutMs: number) {
     return undefined;
   }
   const silenceMs = statementTimeoutMs + 5_000;
-  return () =>
-    new Promise<Socket>((resolve, reject) => {
-      const socket = connect({ host, port });
-      socket.once('error', reject);
-      socket.once('connect', () => {
-        socket.off('error', reject);
-        socket.setKeepAlive(true, 10_000);
-        socket.setTimeout(silenceMs, () =>
-          socket.destroy(
-            Object.assign(new Error(`PostgreSQL at ${host}:${port} sent nothing for ${silenceMs / 1000} s; dropping the connection`), { code: 'ETIMEDOUT' }),
-          ),
-        );
-        resolve(socket);
-      });
-    });
+  // Handed over while still connecting, as postgres.js's own socket would be: it writes the start-up message into
+  // the socket's buffer, and a refused or failed connection reaches its 'error'/'close' handlers, so the pool retries.
+  // (A factory that rejects instead leaves postgres.js's connection stuck in "connecting" for good.)
+  return (): Socket => {
+    const socket = connect({ host, port });
+    socket.setKeepAlive(true, 10_000);
+    socket.setTimeout(silenceMs, () =>
+      socket.destroy(
+        Object.assign(new Error(`PostgreSQL at ${host}:${port} sent nothing for ${silenceMs / 1000} s; dropping the connection`), { code: 'ETIMEDOUT' }),
+      ),
+    );
+    return socket;
+  };
 }
