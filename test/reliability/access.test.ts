@@ -60,6 +60,21 @@ describe('access', () => {
     expect(h.slack.botMessages(dm, ts)).toHaveLength(0);
   });
 
+  it('refuses direct messages with ALLOW_DIRECT_MESSAGES=false, saying where to ask instead', async () => {
+    await h.restart({ ALLOW_DIRECT_MESSAGES: 'false' });
+    try {
+      const dm = 'D0BENDM';
+      h.slack.addChannel({ id: dm, name: 'ben-dm' });
+      const { ts } = await h.say({ channel: dm, user: BEN, text: 'a private question', channelType: 'im' });
+      await h.slack.waitFor(() => ephemeralsTo(BEN).length === 1);
+      expect(ephemeralsTo(BEN)).toEqual(['Sorry, I don’t answer direct messages here. Mention me in a channel I’m in instead.']);
+      expect(h.model.requests).toHaveLength(0);
+      expect(h.slack.botMessages(dm, ts)).toHaveLength(0);
+    } finally {
+      await h.restart();
+    }
+  });
+
   it('answers a user up to the rate limit, then tells them plainly to wait a minute', async () => {
     const asked = [];
     for (const n of [1, 2]) {
