@@ -67,6 +67,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     );
   } catch (error) {
     skills.close();
+    if (error instanceof StartupError) throw error;
     if (error instanceof DataDirInUseError) throw new StartupError(error.message);
     const where = options.database === 'memory' ? 'an in-memory database' : config.storage.databaseUrl ? 'the database at DATABASE_URL' : `the database in ${config.storage.dataDir} (DATA_DIR)`;
     throw new StartupError(`could not open ${where}: ${describe(error)}`);

@@ -2,6 +2,7 @@ import { openDatabase } from './open-database';
 import type { DatabaseHandle, DatabaseLocation } from '../../store/database';
 import type { Logger } from '../../logging/logger';
 import { StartupError } from '../startup-error';
+import { DataDirInUseError } from './data-dir-lock';
 
 /**
  * Errors that mean "not reachable (yet)": a restarting or still-starting PostgreSQL, a host name that does not
@@ -59,6 +60,8 @@ export async function openDatabaseWhenReachable(location: DatabaseLocation, logg
       return await openDatabase(location);
     } catch (error) {
       if (location.driver !== 'postgres') {
+        // Its own sentence names DATA_DIR and the fix already.
+        if (error instanceof DataDirInUseError) throw new StartupError(error.message);
         throw new StartupError(
           `DATA_DIR: could not open the embedded database in ${location.dataDir ?? 'memory'} (${messageOf(error)}); check that the folder is writable and that no other threadwise process uses it, or set DATABASE_URL`,
         );
