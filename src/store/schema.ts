@@ -370,3 +370,9 @@ export const userAppContext = pgTable(
   },
   (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
 );
+
+/** When a user was last told they are over the rate limit: one notice per user per window, across replicas. */
+export const rateLimitNotices = pgTable('rate_limit_notices', {
+  userId: text('user_id').primaryKey(),
+  notifiedAt: timestamp('notified_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -92,6 +92,18 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
     expect(await peekFileTool.execute({ id: 'F1/nested/inner.zip/deep.log', start: 0, stop: 100 }, context)).toContain('the nested entry is readable');
   });
 
+  it('forgets the files inside an archive with the archive when Slack deletes it', async () => {
+    const zip = thread.files.get('F1');
+    await thread.files.readText('F1/logs/app.log');
+    const { forgetSlackFile } = await import('../../src/store/retention');
+    const { slackFileContents, threadFiles } = await import('../../src/store/schema');
+    const { like } = await import('drizzle-orm');
+    const forgotten = await forgetSlackFile(thread.handle.db, zip.slackFileId!);
+    expect(forgotten.threadFiles).toBeGreaterThanOrEqual(6); // F1 and its five entries
+    expect(await thread.handle.db.select().from(threadFiles).where(like(threadFiles.fileId, 'F1/%'))).toEqual([]);
+    expect(await thread.handle.db.select().from(slackFileContents).where(like(slackFileContents.slackFileId, `${zip.slackFileId}::%`))).toEqual([]);
+  });
+
   it('reads an email as headers and body, its PDF attachment as a virtual file', async () => {
     const document = await thread.files.readText('F2');
     expect(document.text).toContain('# Fwd: November invoice');
