@@ -34,8 +34,11 @@ export interface ThreadFileAccess {
   extract(id: string, signal?: AbortSignal): Promise<{ file: ThreadFile; document: ExtractedDocument }>;
   /** An image file as a data: URL within the byte cap. Throws FileReadError. */
   readImage(id: string, signal?: AbortSignal): Promise<{ dataUrl: string; width?: number; height?: number }>;
-  /** Best passages for a query; id "*" searches every file of the thread. */
-  search(id: string, query: string, limit: number, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * Best passages for a query; id "*" searches every file of the thread. `query` is one phrasing, or several
+   * searched at once and fused (the person's words and the document's).
+   */
+  search(id: string, query: string | string[], limit: number, options?: SearchOptions): Promise<SearchHit[]>;
 }
 
 /** Reads skills for load_skill. */

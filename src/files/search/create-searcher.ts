@@ -8,7 +8,7 @@ import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { fuseRankings } from './fuse-rankings';
 import { indexDocument } from './index-document';
-import { isEmptyQuery, parseQuery } from './query-terms';
+import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
 import { rankByFullText } from './rank-full-text';
 import { selectSnippet } from './select-snippet';
@@ -17,7 +17,11 @@ import { selectSnippet } from './select-snippet';
 export interface SearchRequest {
   files: ThreadFile[];
   contentHashes: Map<string, string>;
-  query: string;
+  /**
+   * What to look for. Several phrasings (the person's words, the document's words, a translation into the
+   * document's language) are searched each on its own and their rankings fused, so one call covers them all.
+   */
+  query: string | string[];
   limit: number;
   /** Longest excerpt per hit. */
   snippetChars?: number;
@@ -64,9 +68,10 @@ export function createSearcher(options: SearcherOptions): Searcher {
   };
 
   return async ({ files, contentHashes, query, limit, snippetChars = DEFAULT_SNIPPET_CHARS, signal }) => {
-    const terms = parseQuery(query);
-    if (isEmptyQuery(terms)) {
-      throw new Error(`The search query "${query}" has no words to look for; give a few words or a phrase from the text.`);
+    const queries = listQueries(query);
+    const parsed = queries.map((text) => ({ text, terms: parseQuery(text) })).filter((q) => !isEmptyQuery(q.terms));
+    if (parsed.length === 0) {
+      throw new Error(`The search query ${JSON.stringify(query)} has no words to look for; give a few words or a phrase from the text.`);
     }
     // The same bytes shared twice in a thread are one document; its passages are credited to the first file.
     const fileByHash = new Map<string, ThreadFile>();
@@ -79,26 +84,37 @@ export function createSearcher(options: SearcherOptions): Searcher {
     for (const hash of await findUnindexed(db, hashes)) await ensureIndexed(hash, signal);
     signal?.throwIfAborted();
 
-    const fullText = await rankByFullText(db, hashes, terms, embedder ? CANDIDATES : limit);
-    let ranked = fullText;
+    const fused = parsed.length > 1 || Boolean(embedder);
+    const lists: Array<Array<{ id: number; score: number }>> = [];
+    for (const { terms } of parsed) lists.push(await rankByFullText(db, hashes, terms, fused ? CANDIDATES : limit));
     if (embedder) {
-      const embedQuery = async () => {
-        try {
-          return (await embedder.embed([query], signal))[0];
-        } catch (error) {
-          // The embeddings endpoint being down costs the search its semantic half, not its answer.
-          if (signal?.aborted) throw error;
-          return undefined;
-        }
-      };
-      const byMeaning = await rankByEmbedding(db, hashes, embedQuery, embedder.model, CANDIDATES);
-      if (byMeaning.ranked.length > 0) {
-        ranked = fuseRankings([fullText.map((r) => r.id), byMeaning.ranked.map((r) => r.id)], limit);
+      // Every phrasing embedded in one request; none of them when no chunk has a vector of this model yet.
+      let vectors: Promise<Array<number[] | undefined>> | undefined;
+      const embedAll = () => (vectors ??= embedder.embed(parsed.map((q) => q.text), signal).catch((error: unknown) => {
+        // The embeddings endpoint being down costs the search its semantic half, not its answer.
+        if (signal?.aborted) throw error;
+        return [];
+      }));
+      for (let i = 0; i < parsed.length; i += 1) {
+        const byMeaning = await rankByEmbedding(db, hashes, async () => (await embedAll())[i], embedder.model, CANDIDATES);
+        if (byMeaning.ranked.length > 0) lists.push(byMeaning.ranked);
+        if (i === 0) for (const hash of byMeaning.incomplete) embedInBackground(hash);
       }
-      for (const hash of byMeaning.incomplete) embedInBackground(hash);
     }
+    const ranked = lists.length === 1 ? lists[0]! : fuseRankings(lists.map((list) => list.map((r) => r.id)), limit);
+    const terms = mergeTerms(parsed.map((q) => q.terms));
     return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => selectSnippet(text, terms, snippetChars).text);
   };
+}
+
+/** The phrasings of a request, trimmed, empty and repeated ones dropped. */
+function listQueries(query: string | string[]): string[] {
+  const list = (Array.isArray(query) ? query : [query]).map((q) => q.trim().replace(/\s+/g, ' ')).filter(Boolean);
+  return [...new Set(list)];
+}
+
+function mergeTerms(all: QueryTerms[]): QueryTerms {
+  return { words: [...new Set(all.flatMap((t) => t.words))], bigrams: [...new Set(all.flatMap((t) => t.bigrams))] };
 }
 
 async function findUnindexed(db: Database, hashes: string[]): Promise<string[]> {
