@@ -14,6 +14,10 @@ export interface SearchHit {
   text: string;
   /** The part of `text` that best shows why it matched, matched words marked «like this». */
   snippet: string;
+  /** Why it matched, in a few words: the query words it holds, a phrase, which phrasing found it. */
+  reason?: string;
+  /** The passage's language ("German", "Chinese"), when its text gives it away: search in it next time. */
+  language?: string;
   score: number;
 }
 

@@ -11,7 +11,9 @@ import { indexDocument } from './index-document';
 import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
 import { rankByFullText } from './rank-full-text';
+import { describeMatch } from './match-reason';
 import { selectSnippet } from './select-snippet';
+import { describeTextLanguage } from './text-search-language';
 
 /** What the thread's file access asks for: these files (already extracted), their content hashes by file id. */
 export interface SearchRequest {
@@ -103,7 +105,10 @@ export function createSearcher(options: SearcherOptions): Searcher {
     }
     const ranked = lists.length === 1 ? lists[0]! : fuseRankings(lists.map((list) => list.map((r) => r.id)), limit);
     const terms = mergeTerms(parsed.map((q) => q.terms));
-    return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => selectSnippet(text, terms, snippetChars).text);
+    return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => ({
+      snippet: selectSnippet(text, terms, snippetChars).text,
+      reason: describeMatch(text, parsed),
+    }));
   };
 }
 
@@ -134,7 +139,7 @@ async function loadHits(
   db: Database,
   ranked: Array<{ id: number; score: number }>,
   fileByHash: Map<string, ThreadFile>,
-  snippetOf: (text: string) => string,
+  explain: (text: string) => { snippet: string; reason: string },
 ): Promise<SearchHit[]> {
   if (ranked.length === 0) return [];
   const rows = await db
@@ -161,9 +166,11 @@ async function loadHits(
       start: row.start,
       end: row.end,
       text: row.text,
-      snippet: snippetOf(row.text),
+      ...explain(row.text),
       score,
     };
+    const language = describeTextLanguage(row.text);
+    if (language) hit.language = language;
     if (row.page !== null) hit.page = row.page;
     return [hit];
   });

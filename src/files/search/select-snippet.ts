@@ -42,6 +42,16 @@ interface Match {
   end: number;
 }
 
+/** The passage's words (or CJK runs) that a query's terms matched, each once, in passage order. */
+export function matchedWords(passage: string, terms: QueryTerms): string[] {
+  const seen = new Map<string, string>();
+  for (const match of findMatches(passage, terms)) {
+    const text = passage.slice(match.start, match.end).replace(/\s+/g, ' ');
+    if (!seen.has(fold(text))) seen.set(fold(text), text);
+  }
+  return [...seen.values()];
+}
+
 function findMatches(passage: string, terms: QueryTerms): Match[] {
   const matches: Match[] = [];
   const stems = terms.words.map((w) => fold(w)).map((w) => (w.length > 5 ? w.slice(0, Math.max(4, w.length - 3)) : w));
