@@ -4,6 +4,7 @@ import { chunks, documents } from '../../store/schema';
 import type { SearchHit } from '../../tools/tool';
 import { findDocument } from '../file-store';
 import type { ThreadFile } from '../../core/thread-file';
+import { expandWords, loadVocabulary } from './document-vocabulary';
 import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { fuseRankings } from './fuse-rankings';
@@ -87,8 +88,12 @@ export function createSearcher(options: SearcherOptions): Searcher {
     signal?.throwIfAborted();
 
     const fused = parsed.length > 1 || Boolean(embedder);
+    const vocabularies = await Promise.all(hashes.map((hash) => loadVocabulary(db, hash)));
     const lists: Array<Array<{ id: number; score: number }>> = [];
-    for (const { terms } of parsed) lists.push(await rankByFullText(db, hashes, terms, fused ? CANDIDATES : limit));
+    for (const { terms } of parsed) {
+      const expansions = expandWords(vocabularies, terms.words);
+      lists.push(await rankByFullText(db, hashes, terms, fused ? CANDIDATES : limit, expansions));
+    }
     if (embedder) {
       // Every phrasing embedded in one request; none of them when no chunk has a vector of this model yet.
       let vectors: Promise<Array<number[] | undefined>> | undefined;
