@@ -3,8 +3,9 @@ import { createBoundedCache } from '../../core/bounded-cache';
 import { rowsOf, type Database } from '../../store/database';
 
 /**
- * The words a document's index holds (its lexemes, as stemmed when indexed), so a query word the document does not
- * contain can be matched to words it does: a typo or a cognate ("Sierpinski" → sierpińskiraum, "parametrised" →
+ * The words a document's index holds (its lexemes, as stemmed when indexed), so a query word can be matched to
+ * the document's own spelling of it, accents aside ("securite" → sécur), and a word the document does not contain
+ * to words it does: a typo or a cognate ("Sierpinski" → sierpińskiraum, "parametrised" →
  * parametrisiert, "attack" → attaqu) by shared letter trigrams, and a German compound to its parts ("Domainnamen" →
  * domain + nam, "Finanzierungsprogramm" → programm). A fallback only: a word the document has is never expanded.
  */
@@ -72,9 +73,12 @@ export function expandWords(vocabularies: Vocabulary[], words: string[]): Expans
   const expansions: Expansion[] = [];
   words.forEach((word, index) => {
     const key = fold(word);
-    if (key.length < MIN_FUZZY_CHARS || /\d/.test(key)) return;
+    if (key.length < MIN_PART_CHARS || /\d/.test(key)) return;
     for (const vocabulary of vocabularies) {
-      if (holds(vocabulary, key)) continue;
+      const accented = sameLetters(vocabulary, key);
+      // Written with or without its accents ("securite", "Sécurité"): the document's spelling counts as the word.
+      for (const lexeme of accented) expansions.push({ word: index, lexeme, weight: 1 });
+      if (accented.length > 0 || key.length < MIN_FUZZY_CHARS) continue;
       for (const lexeme of closest(vocabulary, key)) expansions.push({ word: index, lexeme, weight: FUZZY_WEIGHT });
       if (key.length < MIN_COMPOUND_CHARS) continue;
       splitCompound(vocabulary, key).forEach((lexemes, part) => {
@@ -85,12 +89,16 @@ export function expandWords(vocabularies: Vocabulary[], words: string[]): Expans
   return expansions;
 }
 
-/** The document has the word, or a stem of it (a lexeme the word starts with, at most three letters shorter). */
-function holds(vocabulary: Vocabulary, key: string): boolean {
+/**
+ * The document's lexemes for the word, accents aside: the word itself or a stem of it (a lexeme the word starts
+ * with, at most three letters shorter), longest first. Empty when the document does not have the word.
+ */
+function sameLetters(vocabulary: Vocabulary, key: string): string[] {
   for (let length = key.length; length >= Math.max(MIN_PART_CHARS, key.length - 3); length -= 1) {
-    if (vocabulary.byFolded.has(key.slice(0, length))) return true;
+    const lexemes = vocabulary.byFolded.get(key.slice(0, length));
+    if (lexemes) return lexemes;
   }
-  return false;
+  return [];
 }
 
 function closest(vocabulary: Vocabulary, key: string): string[] {
