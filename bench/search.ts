@@ -156,12 +156,17 @@ function paraphrasedFigures(
   });
 }
 
-/** The paraphrased questions a search path missed, on stderr, so a run shows what to look at. */
+/** With BENCH_SEARCH_MISSES set: the paraphrased questions a search path missed or found late, on stderr. */
 function reportMisses(path: string, questions: ParaphrasedQuestion[], ranks: Ranks): void {
   const lines = questions.flatMap((q, i) => (ranks[i]!.rank >= 5
     ? [`  ${q.file} [${q.questionLanguage}→${q.language}, p. ${q.pages?.join('/') ?? '-'}]: ${q.question} → ${ranks[i]!.got.join(', ')}`]
     : []));
-  if (process.env.BENCH_SEARCH_MISSES) process.stderr.write(`search, ${path}: ${lines.length} missed\n${lines.join('\n')}\n`);
+  const late = questions.flatMap((q, i) => (ranks[i]!.rank >= 1 && ranks[i]!.rank < 5
+    ? [`  ${q.file} [${q.questionLanguage}→${q.language}, p. ${q.pages?.join('/') ?? '-'}] at ${ranks[i]!.rank + 1}: ${q.question} → ${ranks[i]!.got.join(', ')}`]
+    : []));
+  if (process.env.BENCH_SEARCH_MISSES) {
+    process.stderr.write(`search, ${path}: ${lines.length} missed\n${lines.join('\n')}\n${late.length} found below the first hit\n${late.join('\n')}\n`);
+  }
 }
 
 /**
