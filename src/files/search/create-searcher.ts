@@ -13,7 +13,7 @@ import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
 import { rankByFullText } from './rank-full-text';
 import { describeMatch } from './match-reason';
-import { selectSnippet } from './select-snippet';
+import { closestWords, selectSnippet } from './select-snippet';
 import { describeTextLanguage } from './text-search-language';
 
 /** What the thread's file access asks for: these files (already extracted), their content hashes by file id. */
@@ -92,7 +92,8 @@ export function createSearcher(options: SearcherOptions): Searcher {
     const lists: Array<Array<{ id: number; score: number }>> = [];
     for (const { terms } of parsed) {
       const expansions = expandWords(vocabularies, terms.words);
-      lists.push(await rankByFullText(db, hashes, terms, fused ? CANDIDATES : limit, expansions));
+      const ranked = await rankByFullText(db, hashes, terms, Math.max(RERANKED, fused ? CANDIDATES : limit), expansions);
+      lists.push((await rerankByProximity(db, ranked, terms)).slice(0, fused ? CANDIDATES : limit));
     }
     if (embedder) {
       // Every phrasing embedded in one request; none of them when no chunk has a vector of this model yet.
@@ -115,6 +116,30 @@ export function createSearcher(options: SearcherOptions): Searcher {
       reason: describeMatch(text, parsed),
     }));
   };
+}
+
+/** Candidates whose text is read to reward query words standing together; the rest keep their BM25 order. */
+const RERANKED = 20;
+/** Characters within which query words count as standing together: about a sentence. */
+const PROXIMITY_CHARS = 160;
+/** What each further query word in that window adds to a passage's score, as a share of it. */
+const PROXIMITY_BONUS = 0.15;
+
+/**
+ * BM25 counts words, not where they stand. The first candidates are read again and each gains a share for every
+ * further query word standing within a sentence of the others, so the passage that says the thing asked about
+ * moves above one that only mentions its words here and there.
+ */
+async function rerankByProximity(db: Database, ranked: Array<{ id: number; score: number }>, terms: QueryTerms) {
+  if (terms.words.length < 2 || ranked.length < 2) return ranked;
+  const head = ranked.slice(0, RERANKED);
+  const rows = await db.select({ id: chunks.id, text: chunks.text }).from(chunks).where(inArray(chunks.id, head.map((r) => r.id)));
+  const textOf = new Map(rows.map((r) => [r.id, r.text]));
+  const rescored = head.map((r) => {
+    const together = closestWords(textOf.get(r.id) ?? '', terms, PROXIMITY_CHARS);
+    return { id: r.id, score: r.score * (1 + PROXIMITY_BONUS * Math.max(0, together - 1)) };
+  });
+  return [...rescored.sort((a, b) => b.score - a.score || a.id - b.id), ...ranked.slice(RERANKED)];
 }
 
 /** The phrasings of a request, trimmed, empty and repeated ones dropped. */
