@@ -17,11 +17,14 @@ import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
 import { registerListeners } from '../slack/listeners';
+import { validatePayloadsAtTheEdge } from './validated-payloads';
+import { sweepExpiredContent } from '../store/retention';
 import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
 import type { DatabaseHandle } from '../store/database';
-import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
+import { openDatabaseWhenReachable } from './database/wait-for-database';
+import { checkSlackTokens } from './check-slack';
 import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
 import { createSlackFileSource } from '../files/slack-file-source';
@@ -34,6 +37,17 @@ import { expireWaitingApprovals, registerApprovalActions } from '../slack/approv
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
 import { StartupError } from './startup-error';
+import { defaultChannelSettings, effectiveChannelSettings, type EffectiveChannelSettings, type SettingsChoices } from '../config/channel-settings';
+import { createChannelSettingsResolver } from '../store/channel-settings-store';
+import { userChannelContext } from '../store/user-context-store';
+import type { RunSettingsSource } from '../runs/seams';
+import { registerSettingsSubmission, settingsCommand, type ViewHost } from '../slack/settings-surface';
+import { registerReactionTriggers } from '../slack/reaction-triggers';
+import { registerAskShortcuts, type ShortcutHost } from '../slack/ask-shortcuts';
+import { registerAgentView } from '../slack/agent-view';
+import { registerAppHome } from '../slack/app-home';
+import type { ConfiguredChatModel } from './create-chat-model';
+import { contextWindowFor } from '../config/models';
 
 export { StartupError };
 
@@ -51,6 +65,9 @@ export interface StartOptions {
   database?: DatabaseHandle;
   /** How often waiting approvals are checked for expiry (tests); default 15 s. */
   approvalSweepMs?: number;
+  /** How often housekeeping (dedupe pruning, the retention sweep) runs, and when first after start (tests). */
+  housekeepingMs?: number;
+  firstHousekeepingMs?: number;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -60,6 +77,8 @@ export interface RunningThreadwise {
   port: number;
   bot: BotIdentity;
   database: DatabaseHandle;
+  /** A channel's effective settings as this replica sees them now (its cache included). */
+  settingsFor(teamId: string, channelId: string): Promise<EffectiveChannelSettings>;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -73,8 +92,11 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     createLogger({
       level: config.logLevel,
       secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, ...mcpConfig.config.secrets],
+      messageText: config.logMessageText,
     });
   const now = options.now ?? Date.now;
+  // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
+  await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
   let database: DatabaseHandle;
   try {
@@ -83,10 +105,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       (await openDatabaseWhenReachable(
         config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
         logger,
+        config.storage.databaseWaitMs,
       ));
   } catch (error) {
     skills.close();
-    if (error instanceof DatabaseUnreachableError) throw new StartupError(error.message);
     throw error;
   }
   const ownsDatabase = !options.database;
@@ -129,13 +151,14 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     clientOptions,
     deferInitialization: true,
   });
+  validatePayloadsAtTheEdge(app, logger.child({ component: 'slack' }));
   try {
     await app.init();
   } catch (error) {
     if (ownsDatabase) await database.close();
     await mcp?.close();
     skills.close();
-    throw new StartupError(`Slack refused the bot token (${describeSlackError(error)}). Check SLACK_BOT_TOKEN and SLACK_API_URL.`);
+    throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
   }
   const identity = await app.client.auth.test();
   const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
@@ -155,6 +178,38 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   });
   const threads = createSlackThreadSource(app.client);
   const toolsFor = createChannelTools(builtInTools(), mcp);
+
+  // Per-channel settings: the environment's defaults, each channel's overrides on top, cached per replica and
+  // invalidated through the store's version counter when any replica saves.
+  const settingsDefaults = defaultChannelSettings(config);
+  const settingsChoices = (): SettingsChoices => ({
+    models: config.model.allowedModels ?? [config.model.name],
+    skills: skills.list().map((skill) => skill.name),
+    mcpServers: mcpConfig.config.servers.map((server) => server.name),
+  });
+  const channelSettings = createChannelSettingsResolver<EffectiveChannelSettings>({
+    db: database.db,
+    effective: (stored) => effectiveChannelSettings(settingsDefaults, stored, settingsChoices()),
+    now,
+  });
+  const settingsFor = (teamId: string | undefined, channelId: string) => channelSettings.settingsFor(teamId ?? '', channelId);
+  // A DM follows the channel its asker was last looking at in Slack's agent view; without one, the defaults.
+  const runSettings: RunSettingsSource = async (thread, run) => {
+    const teamId = run.teamId || thread.teamId || '';
+    const viewing = thread.channelId.startsWith('D') && run.triggerUserId ? await userChannelContext(database.db, teamId, run.triggerUserId) : undefined;
+    return settingsFor(teamId, viewing ?? thread.channelId);
+  };
+  // One client per model a channel chose, made on first use (each remembers what its endpoint accepts).
+  const channelModels = new Map<string, ConfiguredChatModel>();
+  const modelFor = (name: string) => {
+    if (!(config.model.allowedModels ?? []).includes(name)) return model;
+    let chosen = channelModels.get(name);
+    if (!chosen) {
+      chosen = createChatModel({ ...config.model, name }, logger);
+      channelModels.set(name, chosen);
+    }
+    return chosen;
+  };
   const execute = createRunExecutor({
     bot,
     threads,
@@ -163,6 +218,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     files,
     model,
     toolsFor,
+    modelFor,
+    contextWindowOf: contextWindowFor,
+    settingsFor: runSettings,
     skills,
     skillIndex: () => skills.list(),
     settings: agentSettings(config, { stream: true }),
@@ -184,6 +242,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     policy: {
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,
+      allowDirectMessages: config.slack.allowDirectMessages,
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
     },
     onQueued: () => worker.wake(),
@@ -196,19 +255,51 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       });
     },
     onFiles: (trigger, threadId) => {
-      void threads
-        .messages(trigger.channelId, trigger.threadTs)
-        .then((messages) => files.prefetch(threadId, messages))
-        .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+      void (async () => {
+        const messages = await threads.messages(trigger.channelId, trigger.threadTs);
+        // With the authors' names, as a run registers them: files read ahead of time are not "from someone".
+        const authors = messages.flatMap((message) => (message.files?.length && message.user ? [message.user] : []));
+        await files.prefetch(threadId, messages, await threads.names([...new Set(authors)]));
+      })().catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
+  const settingsSurface = {
+    resolver: channelSettings,
+    defaults: settingsDefaults,
+    choices: settingsChoices,
+    admins: config.approval.adminUsers,
+    editors: config.slack.settingsEditors,
+    logger,
+  };
   registerListeners(app, {
     db: database.db,
     intake,
     bot,
-    replyWithoutMention: config.slack.replyWithoutMention,
+    replyWithoutMention: (teamId, channelId) =>
+      settingsFor(teamId, channelId).then(
+        (settings) => settings.replyWithoutMention,
+        (error) => {
+          logger.warn('could not read the channel settings; following REPLY_WITHOUT_MENTION', { channel: channelId, error });
+          return config.slack.replyWithoutMention;
+        },
+      ),
+    subcommands: { settings: settingsCommand(settingsSurface) },
     skills: () => skills.list(),
     tools: (channelId) => describeChannelTools(toolsFor(channelId)),
+    logger,
+  });
+  registerSettingsSubmission(app as unknown as ViewHost, settingsSurface);
+  registerReactionTriggers(app as never, { db: database.db, intake, bot, settingsFor, logger });
+  registerAskShortcuts(app as unknown as ShortcutHost, { intake, botName: bot.name, logger });
+  registerAgentView(app as never, { db: database.db, settingsFor, logger });
+  registerAppHome(app as never, {
+    db: database.db,
+    settingsFor,
+    skills: () => skills.list(),
+    tools: () => describeChannelTools(toolsFor('')),
+    admins: config.approval.adminUsers,
+    botName: bot.name,
+    now,
     logger,
   });
   const approvalDeps = { db: database.db, timeZone: config.timeZone, logger, onRunResumable: () => worker.wake() };
@@ -235,11 +326,21 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
   countTokens('threadwise', model.name);
   worker.start();
-  // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
-  const pruning = setInterval(() => {
+  const housekeeping = () => {
+    // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
     pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
-  }, 60 * 60_000);
+    if (config.retentionDays > 0) {
+      sweepExpiredContent(database.db, config.retentionDays).then(
+        (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
+        (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
+      );
+    }
+  };
+  const pruning = setInterval(housekeeping, options.housekeepingMs ?? HOUSEKEEPING_MS);
   pruning.unref();
+  // And once at start, shortly after: a process restarted more often than hourly still sweeps.
+  const firstSweep = setTimeout(housekeeping, options.firstHousekeepingMs ?? 10_000);
+  firstSweep.unref();
   // Tool calls nobody decided in time: any replica may expire them (each expires once), and the run carries on.
   const expiring = setInterval(() => {
     expireWaitingApprovals(app.client, approvalDeps).catch((error) => logger.warn('could not expire waiting approvals', { error }));
@@ -251,9 +352,11 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     port,
     bot,
     database,
+    settingsFor: (teamId, channelId) => channelSettings.settingsFor(teamId, channelId),
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
+      clearTimeout(firstSweep);
       clearInterval(expiring);
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
@@ -269,6 +372,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     },
   };
 }
+
+/** How often dedupe records are pruned and content past RETENTION_DAYS is swept. */
+const HOUSEKEEPING_MS = 60 * 60_000;
 
 /** How often waiting approvals are checked for expiry. */
 const APPROVAL_SWEEP_MS = 15_000;

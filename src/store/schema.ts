@@ -335,3 +335,41 @@ export const channelSettingsVersion = pgTable('channel_settings_version', {
   id: integer('id').primaryKey().default(1),
   version: bigint('version', { mode: 'number' }).notNull().default(0),
 });
+
+/**
+ * Reaction triggers that already started a run: one row per message and emoji, so a reaction added again (or
+ * delivered again by Slack, or removed and re-added) starts nothing more, on any replica.
+ */
+export const reactionTriggerClaims = pgTable(
+  'reaction_trigger_claims',
+  {
+    channelId: text('channel_id').notNull(),
+    messageTs: text('message_ts').notNull(),
+    reaction: text('reaction').notNull(),
+    /** Who reacted first: the run is theirs. */
+    userId: text('user_id').notNull(),
+    claimedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.messageTs, t.reaction] })],
+);
+
+/**
+ * The channel each person was last looking at while threadwise's agent view was open (assistant_thread_started,
+ * assistant_thread_context_changed, app_context_changed): their DMs with threadwise use that channel's settings.
+ */
+export const userAppContext = pgTable(
+  'user_app_context',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
+);
+
+/** When a user was last told they are over the rate limit: one notice per user per window, across replicas. */
+export const rateLimitNotices = pgTable('rate_limit_notices', {
+  userId: text('user_id').primaryKey(),
+  notifiedAt: timestamp('notified_at', { withTimezone: true }).notNull().defaultNow(),
+});

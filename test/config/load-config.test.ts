@@ -9,7 +9,10 @@ describe('loadConfig', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.config.slack).toMatchObject({ mode: 'http', port: 3000, apiUrl: 'https://slack.com/api/', replyWithoutMention: true });
-    expect(result.config.storage).toEqual({ databaseUrl: undefined, dataDir: './data' });
+    expect(result.config.storage).toEqual({ databaseUrl: undefined, dataDir: './data', databaseWaitMs: 60_000 });
+    expect(result.config.retentionDays).toBe(90);
+    expect(result.config.logMessageText).toBe(false);
+    expect(result.config.slack.allowDirectMessages).toBe(true);
     expect(result.config.skillsDir).toBe('./skills');
     expect(result.config.files.preloadKb).toBe(8);
     expect(result.config.agent.maxIterations).toBe(10);
@@ -61,5 +64,15 @@ describe('loadConfig', () => {
       expect.stringMatching(/^ADMIN_USERS must be Slack user ids separated by commas, like U0123ABCD \(got "@alice", "c0123abc"\)/),
       'APPROVAL_TIMEOUT_MINUTES must be a whole number from 1 to 10080 (got "0")',
     ]);
+  });
+
+  it('reads SETTINGS_EDITORS (members by default, or admins) and refuses anything else with a sentence', () => {
+    const byDefault = loadConfig(minimal);
+    expect(byDefault.ok && byDefault.config.slack.settingsEditors).toBe('members');
+    const admins = loadConfig({ ...minimal, SETTINGS_EDITORS: 'admins' });
+    expect(admins.ok && admins.config.slack.settingsEditors).toBe('admins');
+    const wrong = loadConfig({ ...minimal, SETTINGS_EDITORS: 'everyone' });
+    expect(wrong.ok).toBe(false);
+    if (!wrong.ok) expect(wrong.problems).toEqual([expect.stringMatching(/^SETTINGS_EDITORS must be members \(anyone in the channel\) or admins/)]);
   });
 });
