@@ -59,6 +59,20 @@ const reactionAdded = z.looseObject({
 
 const fileDeleted = z.looseObject({ type: z.literal('file_deleted'), file_id: id });
 
+const appHomeOpened = z.looseObject({ type: z.literal('app_home_opened'), user: id, tab: z.string().optional() });
+
+/** Agent view (agent-view.ts): the thread's user and, when Slack sends it, the channel the user is looking at. */
+const agentViewContext = z.looseObject({ channel_id: id.optional(), team_id: z.string().optional() });
+const assistantThreadEvent = z.looseObject({
+  type: z.enum(['assistant_thread_started', 'assistant_thread_context_changed']),
+  assistant_thread: z.looseObject({ user_id: id, channel_id: id, thread_ts: ts, context: agentViewContext.optional() }),
+});
+const appContextChanged = z.looseObject({
+  type: z.literal('app_context_changed'),
+  user: id,
+  context: z.looseObject({ entities: z.array(z.looseObject({ type: z.string().optional() })).max(50).optional() }).optional(),
+});
+
 /** The subtypes a person writes, as decide-trigger.ts accepts them. */
 const PERSON_SUBTYPES = new Set(['file_share', 'thread_broadcast', 'me_message']);
 
@@ -74,6 +88,13 @@ const eventSchemaFor = (event: Record<string, unknown>): z.ZodType | undefined =
       return reactionAdded;
     case 'file_deleted':
       return fileDeleted;
+    case 'app_home_opened':
+      return appHomeOpened;
+    case 'assistant_thread_started':
+    case 'assistant_thread_context_changed':
+      return assistantThreadEvent;
+    case 'app_context_changed':
+      return appContextChanged;
     default:
       return undefined;
   }
@@ -103,6 +124,41 @@ const blockActions = z.looseObject({
   message: z.looseObject({ ts: ts.optional(), thread_ts: ts.optional() }).optional(),
 });
 
+/** The message shortcut "Ask threadwise" (ask-shortcuts.ts): the message whose thread the answer goes to. */
+const messageShortcut = z.looseObject({
+  type: z.literal('message_action'),
+  callback_id: z.string().min(1).max(255),
+  trigger_id: z.string().min(1),
+  user: z.looseObject({ id }),
+  channel: z.looseObject({ id }),
+  message: z.looseObject({ ts, thread_ts: ts.optional() }),
+});
+
+const globalShortcut = z.looseObject({
+  type: z.literal('shortcut'),
+  callback_id: z.string().min(1).max(255),
+  trigger_id: z.string().min(1),
+  user: z.looseObject({ id }),
+});
+
+/** The settings and ask forms (settings-surface.ts, ask-shortcuts.ts): who submitted, and the form's values. */
+const viewSubmission = z.looseObject({
+  type: z.literal('view_submission'),
+  user: z.looseObject({ id }),
+  view: z.looseObject({
+    callback_id: z.string().max(255),
+    private_metadata: z.string().max(3000).optional(),
+    state: z.looseObject({ values: z.record(z.string(), z.record(z.string(), z.looseObject({}))) }).optional(),
+  }),
+});
+
+const INTERACTION_SCHEMAS: Record<string, z.ZodType> = {
+  block_actions: blockActions,
+  message_action: messageShortcut,
+  shortcut: globalShortcut,
+  view_submission: viewSubmission,
+};
+
 export type PayloadVerdict = { ok: true } | { ok: false; kind: string; problem: string; quiet?: boolean };
 
 /**
@@ -125,10 +181,13 @@ export function validateSlackPayload(body: Record<string, unknown>): PayloadVerd
     const parsed = askCommand.safeParse(body);
     return parsed.success ? { ok: true } : refuse('command /ask', parsed.error);
   }
-  if (body.type === 'block_actions') {
-    const parsed = blockActions.safeParse(body);
-    return parsed.success ? { ok: true } : refuse('block_actions', parsed.error);
+  const interaction = typeof body.type === 'string' ? INTERACTION_SCHEMAS[body.type] : undefined;
+  if (interaction) {
+    const parsed = interaction.safeParse(body);
+    return parsed.success ? { ok: true } : refuse(body.type as string, parsed.error);
   }
+  // A form closed without saving: nothing to do, and nothing to warn about.
+  if (body.type === 'view_closed') return { ok: false, kind: 'view_closed', problem: 'not a payload threadwise handles', quiet: true };
   return { ok: false, kind: typeof body.type === 'string' ? body.type.slice(0, 40) : 'unknown', problem: 'not a payload threadwise handles' };
 }
 
