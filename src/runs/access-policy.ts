@@ -2,6 +2,7 @@ import { and, count, gt, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../store/database';
 import { runs } from '../store/schema';
 import type { Trigger } from './trigger';
+import type { DailyLimits, LimitRefusal } from './spend-limit';
 
 export interface AccessPolicy {
   /** Empty: every channel. */
@@ -10,12 +11,15 @@ export interface AccessPolicy {
   allowedUsers: string[];
   /** Questions per user per minute; 0 = no limit. */
   userRateLimitPerMinute: number;
+  /** DAILY_LIMIT_USER / DAILY_LIMIT_CHANNEL; absent or 0: no limit. */
+  dailyLimits?: DailyLimits;
 }
 
 export type AccessRefusal =
   | { reason: 'channel_not_allowed'; message: string }
   | { reason: 'user_not_allowed'; message: string }
-  | { reason: 'rate_limited'; message: string };
+  | { reason: 'rate_limited'; message: string }
+  | LimitRefusal;
 
 /**
  * Who may ask, and how often. `askedLastMinute` is how many questions of this user started a run in the last

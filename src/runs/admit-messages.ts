@@ -4,6 +4,8 @@ import { readThreadFacts, threadKeyOf, upsertThreads, type ThreadFacts } from '.
 import { enqueueRun, insertWaitingRuns, type RunRow } from '../store/run-store';
 import type { Trigger } from './trigger';
 import { countRecentQuestions, refusalFor, type AccessPolicy, type AccessRefusal } from './access-policy';
+import { readTodaysSpend, insertRefusedRuns, type TodaysSpend } from '../store/spend-limit-store';
+import { hasDailyLimits, limitRefusalFor } from './spend-limit';
 
 export interface IntakeItem {
   /** Slack's event id; absent for slash commands (their question message is new, so nothing to dedupe). */
@@ -47,7 +49,10 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     if (fresh.length === 0) return admissions as Admission[];
     const triggers = fresh.map((index) => items[index]!.trigger);
     const asked = policy.userRateLimitPerMinute > 0 ? await countRecentQuestions(db, triggers.map((t) => t.userId)) : new Map<string, number>();
-    const plans = planAdmissions(triggers, { asked, threads: await readThreadFacts(db, triggers) }, policy);
+    const spend = hasDailyLimits(policy.dailyLimits)
+      ? await readTodaysSpend(db, { userIds: triggers.map((t) => t.userId), channelIds: triggers.map((t) => t.channelId) })
+      : NO_SPEND;
+    const plans = planAdmissions(triggers, { asked, threads: await readThreadFacts(db, triggers), spend, now: new Date() }, policy);
 
     // Threads are written only for messages that are not ignored: chatter in threads the bot was never brought
     // into leaves no rows behind.
@@ -61,6 +66,13 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     const starters = plans.flatMap((plan, n) => (plan.kind === 'queued' && plan.startsRun ? [n] : []));
     const started = await insertWaitingRuns(db, starters.map((n) => runRequestFor(triggers[n]!, threadIdOf)));
     const startedRuns = new Map(starters.map((n, k) => [n, started[k]]));
+    // A question over a daily limit is recorded as a refused run: the console shows what was turned away, and why.
+    await insertRefusedRuns(
+      db,
+      plans.flatMap((plan, n) =>
+        plan.kind === 'refused' && plan.refusal.reason === 'over_daily_limit' ? [{ ...runRequestFor(triggers[n]!, threadIdOf), reason: plan.refusal.message }] : [],
+      ),
+    );
 
     for (const [n, plan] of plans.entries()) {
       const index = fresh[n]!;
@@ -88,7 +100,12 @@ export interface AdmissionFacts {
   asked: ReadonlyMap<string, number>;
   /** Threads already known, by `threadKeyOf`. */
   threads: ReadonlyMap<string, ThreadFacts>;
+  /** What users and channels spent today, for the daily limits (empty without limits). */
+  spend?: TodaysSpend;
+  now?: Date;
 }
+
+const NO_SPEND: TodaysSpend = { byUser: new Map(), byChannel: new Map(), lifted: new Set() };
 
 /**
  * What becomes of each new message, decided in order as if they had come one at a time: each one sees the
@@ -101,7 +118,8 @@ export function planAdmissions(triggers: readonly Trigger[], facts: AdmissionFac
     const key = threadKeyOf(trigger);
     const thread = threads.get(key) ?? { engaged: false, hasWaitingRun: false };
     threads.set(key, thread);
-    const refusal = refusalFor(policy, trigger, asked.get(trigger.userId) ?? 0);
+    const refusal =
+      refusalFor(policy, trigger, asked.get(trigger.userId) ?? 0) ?? limitRefusalFor(policy.dailyLimits, trigger, facts.spend ?? NO_SPEND, facts.now ?? new Date());
     const engages = trigger.engages && !refusal;
     thread.engaged ||= engages;
     if (trigger.needsEngagedThread && !thread.engaged) return { kind: 'ignored', engages: false };
@@ -121,6 +139,8 @@ function runRequestFor(trigger: Trigger, threadIdOf: ReadonlyMap<string, number>
     triggerTs: trigger.messageTs,
     triggerUserId: trigger.userId,
     teamId: trigger.teamId,
+    channelId: trigger.channelId,
+    question: trigger.question,
   };
 }
 

@@ -8,6 +8,7 @@ import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/ru
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
+import { questionLine } from '../runs/trigger';
 import { formatToolList, type ToolListing } from './format-tool-list';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
 import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
@@ -90,6 +91,7 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
           engages: true,
           needsEngagedThread: false,
           hasFiles: false,
+          question: questionLine(question),
         },
       });
     } catch (error) {
