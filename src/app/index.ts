@@ -34,6 +34,8 @@ import { expireWaitingApprovals, registerApprovalActions } from '../slack/approv
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
 import { StartupError } from './startup-error';
+import { startOperatorConsole } from './operator-console';
+import { createTracing } from './tracing/otel-run-observer';
 
 export { StartupError };
 
@@ -60,6 +62,8 @@ export interface RunningThreadwise {
   port: number;
   bot: BotIdentity;
   database: DatabaseHandle;
+  /** The operator console's address, when CONSOLE_PORT is set. */
+  consoleUrl?: string;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -72,7 +76,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     options.logger ??
     createLogger({
       level: config.logLevel,
-      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, ...mcpConfig.config.secrets],
+      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpConfig.config.secrets],
     });
   const now = options.now ?? Date.now;
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
@@ -155,6 +159,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   });
   const threads = createSlackThreadSource(app.client);
   const toolsFor = createChannelTools(builtInTools(), mcp);
+  // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
+  const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
   const execute = createRunExecutor({
     bot,
     threads,
@@ -168,6 +174,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     settings: agentSettings(config, { stream: true }),
     now,
     logger,
+    prices: config.prices,
+    observer: tracing?.observer,
   });
   const worker = createRunWorker({
     db: database.db,
@@ -185,9 +193,15 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
+      dailyLimits: { userUsd: config.limits.dailyUserUsd, channelUsd: config.limits.dailyChannelUsd },
     },
     onQueued: () => worker.wake(),
     onRefused: async (trigger, refusal) => {
+      // Over a daily limit: said in the thread, so everyone there knows why no answer comes.
+      if ('inThread' in refusal) {
+        await app.client.chat.postMessage({ channel: trigger.channelId, thread_ts: trigger.threadTs, text: refusal.message, unfurl_links: false });
+        return;
+      }
       await app.client.chat.postEphemeral({
         channel: trigger.channelId,
         user: trigger.userId,
@@ -234,6 +248,18 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
   // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
   countTokens('threadwise', model.name);
+  let operatorConsole: Awaited<ReturnType<typeof startOperatorConsole>>;
+  try {
+    operatorConsole = await startOperatorConsole(config, { database, logger, mcp, extractor, intake, worker, now });
+  } catch (error) {
+    await app.stop().catch(() => {});
+    healthServer?.close();
+    await extractor.close();
+    await mcp?.close();
+    skills.close();
+    if (ownsDatabase) await database.close();
+    throw new StartupError(error instanceof Error ? error.message : String(error));
+  }
   worker.start();
   // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
   const pruning = setInterval(() => {
@@ -251,6 +277,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     port,
     bot,
     database,
+    consoleUrl: operatorConsole?.url,
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
@@ -258,10 +285,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
       healthServer?.close();
+      await operatorConsole?.close();
       // Messages already acknowledged get the grace period to reach the database (it may be down right now).
       const lost = await intake.drain(graceMs);
       if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
       await worker.stop(Math.max(0, deadline - Date.now()));
+      await tracing?.shutdown().catch((error) => logger.warn('could not send the last traces', { error }));
       await extractor.close();
       await mcp?.close();
       skills.close();
