@@ -22,14 +22,14 @@ export interface RunStepRecord {
   resultPreview?: string;
 }
 
-/** The first few lines of a tool result, at most 300 characters: enough to see what came back, not the content. */
+/** The first few lines of a tool result, at most 400 characters: enough to see what came back, not the content. */
 export function previewOfResult(content: string): string {
   const lines = content.split('\n').slice(0, RESULT_PREVIEW_LINES).join('\n');
   return lines.length > RESULT_PREVIEW_CHARS ? `${lines.slice(0, RESULT_PREVIEW_CHARS - 1)}…` : lines;
 }
 
-const RESULT_PREVIEW_LINES = 3;
-const RESULT_PREVIEW_CHARS = 300;
+const RESULT_PREVIEW_LINES = 6;
+const RESULT_PREVIEW_CHARS = 400;
 
 export interface RunTotals {
   inputTokens: number;
