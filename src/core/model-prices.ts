@@ -26,9 +26,9 @@ export function costOfTokens(prices: ModelPrices, model: string, inputTokens: nu
   return (inputTokens * price.input + outputTokens * price.output) / 1_000_000;
 }
 
-/** "$0.0123", "$4.20": cents for amounts people budget in, more digits for the small ones a single run costs. */
+/** "$4.20", "$0.015", "$0.0006": cents for amounts people budget in, up to four decimals for what one run costs. */
 export function formatUsd(amount: number): string {
   if (amount === 0) return '$0';
   if (Math.abs(amount) >= 1) return `$${amount.toFixed(2)}`;
-  return `$${amount.toFixed(4)}`;
+  return `$${amount.toFixed(4).replace(/(\.\d\d\d*?)0+$/, '$1')}`;
 }
