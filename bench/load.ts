@@ -60,16 +60,33 @@ type ParentMessage = { type: 'go'; eventsUrl: string; consoleUrl?: string } | { 
 export const loadSuite: BenchSuite = {
   name: 'load',
   async run() {
+    // On a shared machine one load's p99 moves by tens of ms with what else runs, so the console's cost is read from
+    // interleaved pairs (without, with, without, with) and the best p99 of each condition: same treatment for both.
+    const p99Of = (figures: BenchFigure[]) => figures.find((f) => f.key === 'load.ack_p99_ms')!.value!;
+    const pollsOf = (figures: BenchFigure[]) => figures.find((f) => f.key === 'load.console_polls')!;
     const figures = await measureLoad(false);
-    const withConsole = await measureLoad(true);
-    const base = figures.find((f) => f.key === 'load.ack_p99_ms')!.value!;
-    const polled = withConsole.find((f) => f.key === 'load.ack_p99_ms')!;
-    const note = withConsole.find((f) => f.key === 'load.console_polls')!;
-    figures.push(
-      { key: 'load.ack_p99_ms_console_polling', value: polled.value, unit: 'ms', target: `≤ ${round(base * 1.1)} (+10 %)`, anchor: `without console ${base} ms`, note: note.note },
-      { key: 'load.console_polls', value: note.value, unit: '', note: 'console requests answered during that load (Runs, Usage, Health each second; Live stream open)' },
-    );
-    return figures;
+    const without = [p99Of(figures)];
+    const withConsole: number[] = [];
+    let polls = pollsOf(figures);
+    for (let pair = 0; pair < 2; pair++) {
+      const polled = await measureLoad(true);
+      withConsole.push(p99Of(polled));
+      polls = pollsOf(polled);
+      if (pair === 0) without.push(p99Of(await measureLoad(false)));
+    }
+    const base = Math.min(...without);
+    return [
+      ...figures.filter((f) => f.key !== 'load.console_polls'),
+      {
+        key: 'load.ack_p99_ms_console_polling',
+        value: Math.min(...withConsole),
+        unit: 'ms',
+        target: `≤ ${round(base * 1.1)} (+10 %)`,
+        anchor: `without console ${base} ms`,
+        note: `best of ${withConsole.join(' / ')} ms with, ${without.join(' / ')} ms without (interleaved); ${polls.note}`,
+      },
+      { key: 'load.console_polls', value: polls.value, unit: '', note: 'console requests answered during the last polled load (Runs, Usage, Health each second; Live stream open)' },
+    ];
   },
 };
 

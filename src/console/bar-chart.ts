@@ -20,7 +20,7 @@ export function barChart(input: { title: string; description: string; bars: read
   const max = Math.max(...bars.map((bar) => bar.value), 0);
   const scale = (value: number) => (max > 0 ? (value / max) * (width - labelWidth - valueWidth) : 0);
   return html`<figure>
-<svg role="img" aria-labelledby="${input.id}-title ${input.id}-desc" viewBox="0 0 ${width} ${height}" width="100%" preserveAspectRatio="xMinYMin meet">
+<svg role="img" aria-labelledby="${input.id}-title ${input.id}-desc" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">
 <title id="${input.id}-title">${input.title}</title>
 <desc id="${input.id}-desc">${input.description}</desc>
 ${bars.length === 0 ? html`<text x="0" y="15">No data in this range.</text>` : ''}

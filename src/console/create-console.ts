@@ -25,6 +25,7 @@ import { GROUPINGS, parseUsageRange, usageBody, usageCsv } from './pages/usage-p
 import { healthBody, type HealthSnapshot } from './pages/health-page';
 import { LIVE_SCRIPT, liveBody, liveHead, liveRows } from './pages/live-page';
 import { signInBody } from './pages/sign-in-page';
+import { createBoundedCache } from '../core/bounded-cache';
 
 export type { HealthSnapshot };
 
@@ -43,10 +44,37 @@ export interface ConsoleDependencies {
 }
 
 const RUNS_PER_PAGE = 50;
+/** Usage sums and the queue's counts are read at most this often, however many pages are open and polling. */
+const SHARED_READ_MS = 5_000;
+/** Runs in progress: one read a second, shared by every open Live page. */
+const LIVE_READ_MS = 900;
+
+/**
+ * Shares one read among requests: concurrent and repeated requests for the same key within `ttlMs` get the same
+ * promise, so a console left open in several tabs costs the database (and the bot's CPU) what one tab does.
+ */
+function createSharedReads(now: () => number) {
+  const cache = createBoundedCache<string, { ttl: number; promise: Promise<unknown> }>({ maxEntries: 200, ttlMs: SHARED_READ_MS, now });
+  const startedAt = new Map<string, number>();
+  return {
+    read<T>(key: string, ttlMs: number, load: () => Promise<T>): Promise<T> {
+      const hit = cache.get(key);
+      if (hit && now() - (startedAt.get(key) ?? 0) < ttlMs) return hit.promise as Promise<T>;
+      const promise = load();
+      cache.set(key, { ttl: ttlMs, promise });
+      startedAt.set(key, now());
+      promise.catch(() => cache.delete(key));
+      return promise;
+    },
+    clear: () => cache.clear(),
+  };
+}
 
 export function createConsole(deps: ConsoleDependencies): Hono {
   const now = deps.now ?? Date.now;
   const auth = createConsoleAuth(deps.token);
+  const shared = createSharedReads(now);
+  const inProgress = () => shared.read('live', LIVE_READ_MS, () => listRunsInProgress(deps.db));
   const app = new Hono();
   const session = (c: Context) => getCookie(c, SESSION_COOKIE);
   const render = (c: Context, input: { title: string; current?: string; body: Fragment; head?: Fragment }, status: 200 | 401 | 403 | 404 = 200) =>
@@ -130,12 +158,15 @@ export function createConsole(deps: ConsoleDependencies): Hono {
 
   const usageView = async (c: Context, notice?: string) => {
     const range = parseUsageRange(c.req.query(), new Date(now()));
-    const [totals, topToday, liftedToday, ...grouped] = await Promise.all([
-      readUsageTotals(deps.db, range),
-      readTopSpendersToday(deps.db),
-      listLiftedLimitsToday(deps.db),
-      ...GROUPINGS.map((group) => readUsage(deps.db, group, range)),
-    ]);
+    const key = `usage:${range.from}:${range.to}:${range.channelId ?? ''}`;
+    const [totals, topToday, liftedToday, ...grouped] = await shared.read(key, SHARED_READ_MS, () =>
+      Promise.all([
+        readUsageTotals(deps.db, range),
+        readTopSpendersToday(deps.db),
+        listLiftedLimitsToday(deps.db),
+        ...GROUPINGS.map((group) => readUsage(deps.db, group, range)),
+      ] as const),
+    );
     const groups = Object.fromEntries(GROUPINGS.map((group, i) => [group, grouped[i]!])) as Record<UsageGrouping, Awaited<ReturnType<typeof readUsage>>>;
     const unpricedModels = groups.model.map((row) => row.key).filter((model) => model && !priceOf(deps.prices, model));
     return usageBody({ range, totals, groups, limits: deps.limits, topToday, liftedToday, unpricedModels, csrf: auth.csrfToken(session(c)), notice });
@@ -165,17 +196,18 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     }
     const by = (typeof form.by === 'string' && form.by.trim().slice(0, 80)) || 'console';
     await liftSpendLimitForToday(deps.db, scope, subject, by);
+    shared.clear(); // the next Usage page shows the lift
     deps.logger.info('daily limit lifted for today from the console', { scope, subject, by });
     return c.redirect(`/usage?lifted=${encodeURIComponent(`${scope} ${subject}`)}#limits`, 303);
   });
 
   app.get('/health', async (c) => {
-    const [snapshot, queue] = await Promise.all([deps.health(), readQueueState(deps.db).catch(() => undefined)]);
+    const [snapshot, queue] = await Promise.all([deps.health(), shared.read('queue', 2_000, () => readQueueState(deps.db)).catch(() => undefined)]);
     return render(c, { title: 'Health', current: '/health', body: healthBody(snapshot, queue) }, 200);
   });
 
   app.get('/live', async (c) => {
-    const rows = await listRunsInProgress(deps.db);
+    const rows = await inProgress();
     return render(c, { title: 'Live', current: '/live', head: liveHead, body: liveBody(rows, new Date(now())) });
   });
   app.get('/live/stream', (c) =>
@@ -185,7 +217,7 @@ export function createConsole(deps: ConsoleDependencies): Hono {
         open = false;
       });
       while (open) {
-        const rows = await listRunsInProgress(deps.db).catch(() => undefined);
+        const rows = await inProgress().catch(() => undefined);
         if (rows) {
           const rendered = await liveRows(rows);
           await stream.writeSSE({ event: 'runs', data: JSON.stringify({ rows: String(rendered), count: rows.length, updated: new Date(now()).toISOString().slice(11, 19) }) });

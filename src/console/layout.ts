@@ -74,7 +74,9 @@ ol.nested { list-style: none; padding-left: 1.5rem; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 dl.facts dt { font-weight: 600; }
 svg text { font: 11px system-ui, sans-serif; fill: #1a1a1a; }
-.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 1rem; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(36rem, 1fr)); gap: 1rem; }
+.charts svg { max-width: 100%; height: auto; }
+figure { margin: 0; }
 .notice { background: #fef3c7; padding: .5rem .75rem; border-left: 4px solid #d97706; }
 `;
 

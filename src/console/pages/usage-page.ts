@@ -40,7 +40,7 @@ export function usageBody(view: UsageView): Fragment {
 <label>Channel id (optional) <input name="channel" value="${range.channelId ?? ''}"></label>
 <button type="submit">Show</button>
 </form>
-<p>${range.from} to ${range.to}${range.channelId ? ` in ${range.channelId}` : ''}: <strong>${formatCount(view.totals.runs)}</strong> runs,
+<p>${range.from} to ${range.to}${range.channelId ? ` in ${range.channelId}` : ''}: <strong>${formatCount(view.totals.runs)}</strong> ${view.totals.runs === 1 ? 'run' : 'runs'},
 <strong>${formatCount(view.totals.inputTokens + view.totals.outputTokens)}</strong> tokens (${formatCount(view.totals.inputTokens)} in, ${formatCount(view.totals.outputTokens)} out),
 <strong>${formatUsd(view.totals.costUsd)}</strong>${view.totals.refused ? `, ${formatCount(view.totals.refused)} questions refused by a limit` : ''}.</p>
 ${view.unpricedModels.length ? html`<p class="notice">No price is known for ${view.unpricedModels.join(', ')}: its runs count as $0. Add it to MODEL_PRICES.</p>` : ''}
