@@ -15,6 +15,8 @@ export interface Config {
     allowedChannels: string[];
     allowedUsers: string[];
     userRateLimitPerMinute: number;
+    /** SETTINGS_EDITORS: who may change a channel's settings besides ADMIN_USERS. */
+    settingsEditors: 'members' | 'admins';
   };
   /** The operator console; undefined when CONSOLE_PORT is unset. */
   console?: {
@@ -88,6 +90,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         allowedChannels: e.ALLOWED_CHANNELS,
         allowedUsers: e.ALLOWED_USERS,
         userRateLimitPerMinute: e.USER_RATE_LIMIT_PER_MINUTE,
+        settingsEditors: e.SETTINGS_EDITORS,
       },
       console:
         e.CONSOLE_PORT === undefined
