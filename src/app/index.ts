@@ -17,11 +17,14 @@ import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
 import { registerListeners } from '../slack/listeners';
+import { validatePayloadsAtTheEdge } from './validated-payloads';
+import { sweepExpiredContent } from '../store/retention';
 import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
 import type { DatabaseHandle } from '../store/database';
-import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
+import { openDatabaseWhenReachable } from './database/wait-for-database';
+import { checkSlackTokens } from './check-slack';
 import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
 import { createSlackFileSource } from '../files/slack-file-source';
@@ -64,6 +67,9 @@ export interface StartOptions {
   database?: DatabaseHandle;
   /** How often waiting approvals are checked for expiry (tests); default 15 s. */
   approvalSweepMs?: number;
+  /** How often housekeeping (dedupe pruning, the retention sweep) runs, and when first after start (tests). */
+  housekeepingMs?: number;
+  firstHousekeepingMs?: number;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -90,8 +96,11 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     createLogger({
       level: config.logLevel,
       secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpConfig.config.secrets],
+      messageText: config.logMessageText,
     });
   const now = options.now ?? Date.now;
+  // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
+  await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
   let database: DatabaseHandle;
   try {
@@ -100,10 +109,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       (await openDatabaseWhenReachable(
         config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
         logger,
+        config.storage.databaseWaitMs,
       ));
   } catch (error) {
     skills.close();
-    if (error instanceof DatabaseUnreachableError) throw new StartupError(error.message);
     throw error;
   }
   const ownsDatabase = !options.database;
@@ -146,13 +155,14 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     clientOptions,
     deferInitialization: true,
   });
+  validatePayloadsAtTheEdge(app, logger.child({ component: 'slack' }));
   try {
     await app.init();
   } catch (error) {
     if (ownsDatabase) await database.close();
     await mcp?.close();
     skills.close();
-    throw new StartupError(`Slack refused the bot token (${describeSlackError(error)}). Check SLACK_BOT_TOKEN and SLACK_API_URL.`);
+    throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
   }
   const identity = await app.client.auth.test();
   const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
@@ -240,6 +250,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     policy: {
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,
+      allowDirectMessages: config.slack.allowDirectMessages,
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
       dailyLimits: { userUsd: config.limits.dailyUserUsd, channelUsd: config.limits.dailyChannelUsd },
     },
@@ -258,10 +269,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       });
     },
     onFiles: (trigger, threadId) => {
-      void threads
-        .messages(trigger.channelId, trigger.threadTs)
-        .then((messages) => files.prefetch(threadId, messages))
-        .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+      void (async () => {
+        const messages = await threads.messages(trigger.channelId, trigger.threadTs);
+        // With the authors' names, as a run registers them: files read ahead of time are not "from someone".
+        const authors = messages.flatMap((message) => (message.files?.length && message.user ? [message.user] : []));
+        await files.prefetch(threadId, messages, await threads.names([...new Set(authors)]));
+      })().catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
   const settingsSurface = {
@@ -339,11 +352,21 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     throw new StartupError(error instanceof Error ? error.message : String(error));
   }
   worker.start();
-  // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
-  const pruning = setInterval(() => {
+  const housekeeping = () => {
+    // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
     pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
-  }, 60 * 60_000);
+    if (config.retentionDays > 0) {
+      sweepExpiredContent(database.db, config.retentionDays).then(
+        (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
+        (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
+      );
+    }
+  };
+  const pruning = setInterval(housekeeping, options.housekeepingMs ?? HOUSEKEEPING_MS);
   pruning.unref();
+  // And once at start, shortly after: a process restarted more often than hourly still sweeps.
+  const firstSweep = setTimeout(housekeeping, options.firstHousekeepingMs ?? 10_000);
+  firstSweep.unref();
   // Tool calls nobody decided in time: any replica may expire them (each expires once), and the run carries on.
   const expiring = setInterval(() => {
     expireWaitingApprovals(app.client, approvalDeps).catch((error) => logger.warn('could not expire waiting approvals', { error }));
@@ -360,6 +383,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
+      clearTimeout(firstSweep);
       clearInterval(expiring);
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
@@ -377,6 +401,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     },
   };
 }
+
+/** How often dedupe records are pruned and content past RETENTION_DAYS is swept. */
+const HOUSEKEEPING_MS = 60 * 60_000;
 
 /** How often waiting approvals are checked for expiry. */
 const APPROVAL_SWEEP_MS = 15_000;

@@ -14,6 +14,8 @@ export interface Config {
     replyWithoutMention: boolean;
     allowedChannels: string[];
     allowedUsers: string[];
+    /** DMs are not channels: ALLOWED_CHANNELS does not apply to them, this does (ALLOWED_USERS still does). */
+    allowDirectMessages: boolean;
     userRateLimitPerMinute: number;
     /** SETTINGS_EDITORS: who may change a channel's settings besides ADMIN_USERS. */
     settingsEditors: 'members' | 'admins';
@@ -43,7 +45,9 @@ export interface Config {
   };
   agent: { maxIterations: number; runTimeoutMs: number; toolTimeoutMs: number };
   files: { preloadKb: number; maxFileBytes: number; maxImagesPerTurn: number; maxImageBytes: number };
-  storage: { databaseUrl?: string; dataDir: string };
+  storage: { databaseUrl?: string; dataDir: string; databaseWaitMs: number };
+  /** Derived content older than this many days is swept (RETENTION_DAYS); 0 = kept. */
+  retentionDays: number;
   skillsDir: string;
   /** MCP_CONFIG as given; undefined → ./mcp.json if it exists (resolved by mcp/load-mcp-config.ts). */
   mcpConfigPath?: string;
@@ -59,6 +63,8 @@ export interface Config {
   tracing: { endpoint?: string; captureContent: boolean };
   timeZone: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Message text in debug logs (LOG_MESSAGE_TEXT); otherwise redacted. */
+  logMessageText: boolean;
   shutdownGraceMs: number;
   /** A run's lease: a dead process's runs are taken over after this (RUN_LEASE_SECONDS). */
   runLeaseMs: number;
@@ -89,6 +95,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         replyWithoutMention: e.REPLY_WITHOUT_MENTION,
         allowedChannels: e.ALLOWED_CHANNELS,
         allowedUsers: e.ALLOWED_USERS,
+        allowDirectMessages: e.ALLOW_DIRECT_MESSAGES,
         userRateLimitPerMinute: e.USER_RATE_LIMIT_PER_MINUTE,
         settingsEditors: e.SETTINGS_EDITORS,
       },
@@ -147,7 +154,8 @@ function localSettings(e: LocalEnvironment): LocalConfig {
       maxImagesPerTurn: e.MAX_IMAGES_PER_TURN,
       maxImageBytes: e.MAX_IMAGE_KB * 1024,
     },
-    storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR },
+    storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR, databaseWaitMs: e.DATABASE_WAIT_SECONDS * 1000 },
+    retentionDays: e.RETENTION_DAYS,
     skillsDir: e.SKILLS_DIR,
     mcpConfigPath: e.MCP_CONFIG,
     approval: { adminUsers: e.ADMIN_USERS, timeoutMs: e.APPROVAL_TIMEOUT_MINUTES * 60_000 },
@@ -155,6 +163,7 @@ function localSettings(e: LocalEnvironment): LocalConfig {
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, captureContent: e.OTEL_CAPTURE_CONTENT },
     timeZone: e.TIMEZONE,
     logLevel: e.LOG_LEVEL,
+    logMessageText: e.LOG_MESSAGE_TEXT,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
   };

@@ -32,21 +32,30 @@ const int = (name: string, fallback: number, min: number, max: number) =>
       return parsed;
     });
 
-const url = (name: string, fallback: string | undefined, hint: string) =>
+/** A URL as it may be echoed back: user and password replaced, so a start-up line never prints a credential. */
+export function redactUrlCredentials(raw: string): string {
+  return raw.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+}
+
+const url = (name: string, fallback: string | undefined, hint: string, protocols: RegExp = /^https?:$/) =>
   z
     .string()
     .optional()
     .transform((value, ctx) => {
       const raw = value?.trim() || fallback;
       if (raw === undefined) return undefined;
+      let parsed: URL;
       try {
-        const parsed = new URL(raw);
-        if (!/^https?:$|^postgres(ql)?:$/.test(parsed.protocol)) throw new Error('protocol');
-        return raw;
+        parsed = new URL(raw);
       } catch {
-        ctx.addIssue({ code: 'custom', message: `${name} is not a valid URL (got "${raw}"); ${hint}` });
+        ctx.addIssue({ code: 'custom', message: `${name} is not a valid URL (got "${redactUrlCredentials(raw)}"); ${hint}` });
         return z.NEVER;
       }
+      if (!protocols.test(parsed.protocol)) {
+        ctx.addIssue({ code: 'custom', message: `${name} cannot use ${parsed.protocol.slice(0, -1)} (got "${redactUrlCredentials(raw)}"); ${hint}` });
+        return z.NEVER;
+      }
+      return raw;
     });
 
 /** A dollar amount; unset, empty or 0 → no limit (0). */
@@ -88,6 +97,27 @@ const list = z
       .map((item) => item.trim())
       .filter(Boolean),
   );
+
+/**
+ * A comma-separated list of Slack ids. Names are refused at start: a list of names would match nothing, so every
+ * message would be refused and the bot would look broken rather than misconfigured.
+ */
+const idList = (name: string, shape: RegExp, example: string, where: string) =>
+  list.transform((items, ctx) => {
+    const wrong = items.filter((item) => !shape.test(item));
+    if (wrong.length > 0) {
+      const shown = wrong
+        .slice(0, 3)
+        .map((item) => `"${item}"`)
+        .join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        message: `${name} has ${shown}, which ${wrong.length === 1 ? 'is not an id' : 'are not ids'}: use ${example} (${where})`,
+      });
+      return z.NEVER;
+    }
+    return items;
+  });
 
 // Slack user ids: U… for ordinary users, W… on Enterprise Grid.
 const userIds = (name: string) =>
@@ -132,7 +162,15 @@ export const environmentSchema = z
       .optional()
       .default('auto'),
     CONTEXT_WINDOW: int('CONTEXT_WINDOW', 0, 0, 10_000_000),
-    DATABASE_URL: url('DATABASE_URL', undefined, 'use postgres://user:password@host:5432/database, or unset it for the embedded database'),
+    DATABASE_URL: url(
+      'DATABASE_URL',
+      undefined,
+      'use postgres://user:password@host:5432/database, or unset it for the embedded database',
+      /^postgres(ql)?:$/,
+    ),
+    // How long start-up waits for a PostgreSQL that does not answer (restarting, not up yet, a name that does not
+    // resolve yet) before it gives up with a sentence; the supervisor's restart takes it from there.
+    DATABASE_WAIT_SECONDS: int('DATABASE_WAIT_SECONDS', 60, 0, 3600),
     DATA_DIR: z.string().optional().default('./data'),
     SKILLS_DIR: z.string().optional().default('./skills'),
     REPLY_WITHOUT_MENTION: bool('REPLY_WITHOUT_MENTION', true),
@@ -144,8 +182,11 @@ export const environmentSchema = z
     RUN_TIMEOUT_SECONDS: int('RUN_TIMEOUT_SECONDS', 300, 10, 3600),
     TOOL_TIMEOUT_SECONDS: int('TOOL_TIMEOUT_SECONDS', 60, 1, 900),
     MODEL_TIMEOUT_SECONDS: int('MODEL_TIMEOUT_SECONDS', 120, 5, 900),
-    ALLOWED_CHANNELS: list,
-    ALLOWED_USERS: list,
+    // G… (private channels created before 2021) and D… (a DM, allowed explicitly) are channel ids too.
+    ALLOWED_CHANNELS: idList('ALLOWED_CHANNELS', /^[CGD][A-Z0-9]{2,}$/, 'channel ids like C0123ABC', 'in Slack: the channel’s name → About → Channel ID'),
+    ALLOWED_USERS: idList('ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'user ids like U0123ABC', 'in Slack: the person’s profile → ⋮ → Copy member ID'),
+    // DMs are not channels: ALLOWED_CHANNELS does not restrict them; this does (ALLOWED_USERS still applies).
+    ALLOW_DIRECT_MESSAGES: bool('ALLOW_DIRECT_MESSAGES', true),
     ADMIN_USERS: userIds('ADMIN_USERS'),
     // Who may change a channel's settings besides ADMIN_USERS: the channel's members, or nobody.
     SETTINGS_EDITORS: z
@@ -172,6 +213,11 @@ export const environmentSchema = z
           return z.NEVER;
         }
       }),
+    // Days extracted file text, search chunks, image descriptions, cached thread messages and tool-call payloads are
+    // kept; 0 keeps them forever. Run totals (tokens, cost, timings, status) stay for the usage figures.
+    RETENTION_DAYS: int('RETENTION_DAYS', 90, 0, 3650),
+    // What people wrote, in debug logs (Bolt logs whole payloads there): redacted unless this is true.
+    LOG_MESSAGE_TEXT: bool('LOG_MESSAGE_TEXT', false),
     // Operator console (README § Operator console): off unless CONSOLE_PORT is set.
     CONSOLE_PORT: optionalPort('CONSOLE_PORT'),
     CONSOLE_HOST: z
@@ -204,6 +250,7 @@ const SLACK_VARIABLES = {
   REPLY_WITHOUT_MENTION: true,
   ALLOWED_CHANNELS: true,
   ALLOWED_USERS: true,
+  ALLOW_DIRECT_MESSAGES: true,
   USER_RATE_LIMIT_PER_MINUTE: true,
   CONSOLE_PORT: true,
   CONSOLE_HOST: true,

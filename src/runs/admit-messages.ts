@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm';
 import type { Database } from '../store/database';
+import { rateLimitNotices } from '../store/schema';
 import { claimEvents, claimMessages } from '../store/event-store';
 import { readThreadFacts, threadKeyOf, upsertThreads, type ThreadFacts } from '../store/thread-store';
 import { enqueueRun, insertWaitingRuns, type RunRow } from '../store/run-store';
@@ -16,7 +18,8 @@ export interface IntakeItem {
 export type Admission =
   | { kind: 'duplicate' }
   | { kind: 'ignored' }
-  | { kind: 'refused'; refusal: AccessRefusal }
+  /** `tell`: whether to tell the user (a rate-limit refusal is told once per user per window, not per message). */
+  | { kind: 'refused'; refusal: AccessRefusal; tell: boolean }
   | { kind: 'queued'; run: RunRow; folded: boolean; threadId: number };
 
 /**
@@ -48,7 +51,11 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     const fresh = indexesWhere(admissions, (admission) => admission === undefined);
     if (fresh.length === 0) return admissions as Admission[];
     const triggers = fresh.map((index) => items[index]!.trigger);
-    const asked = policy.userRateLimitPerMinute > 0 ? await countRecentQuestions(db, triggers.map((t) => t.userId)) : new Map<string, number>();
+    const limited = policy.userRateLimitPerMinute > 0;
+    // Counted under a per-user lock held to the end of this transaction: two replicas admitting one user's questions
+    // at the same instant take turns, and each counts the runs the other wrote.
+    if (limited) await lockUsers(db, triggers.map((t) => t.userId));
+    const asked = limited ? await countRecentQuestions(db, triggers.map((t) => t.userId)) : new Map<string, number>();
     const spend = hasDailyLimits(policy.dailyLimits)
       ? await readTodaysSpend(db, { userIds: triggers.map((t) => t.userId), channelIds: triggers.map((t) => t.channelId) })
       : NO_SPEND;
@@ -74,11 +81,18 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
       ),
     );
 
+    const overLimit = plans.flatMap((plan, n) => (plan.kind === 'refused' && plan.refusal.reason === 'rate_limited' ? [triggers[n]!.userId] : []));
+    const toTell = await claimRateLimitNotices(db, overLimit);
+
     for (const [n, plan] of plans.entries()) {
       const index = fresh[n]!;
       const threadId = threadIdOf.get(threadKeyOf(triggers[n]!));
       if (plan.kind === 'ignored') admissions[index] = { kind: 'ignored' };
-      else if (plan.kind === 'refused') admissions[index] = { kind: 'refused', refusal: plan.refusal };
+      else if (plan.kind === 'refused') {
+        // The first refusal of a user this window is told (toTell gives each user once), the rest are silent.
+        const tell = plan.refusal.reason !== 'rate_limited' || toTell.delete(triggers[n]!.userId);
+        admissions[index] = { kind: 'refused', refusal: plan.refusal, tell };
+      }
       else {
         const run = startedRuns.get(n);
         // A waiting run already there (or one appeared since the facts were read): fold in, race-safe.
@@ -142,6 +156,37 @@ function runRequestFor(trigger: Trigger, threadIdOf: ReadonlyMap<string, number>
     channelId: trigger.channelId,
     question: trigger.question,
   };
+}
+
+/** Transaction-scoped locks on each user's rate-limit count, taken in one order so that replicas cannot deadlock. */
+async function lockUsers(db: Database, userIds: readonly string[]): Promise<void> {
+  const distinct = [...new Set(userIds)].sort();
+  if (distinct.length === 0) return;
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext('threadwise rate limit ' || u)) from unnest(${toTextArray(distinct)}::text[]) as u order by u`);
+}
+
+/**
+ * Which of these users to tell they are over the limit: those not told within the window (a minute), across
+ * replicas. Each user is told once, however many of their messages were refused.
+ */
+async function claimRateLimitNotices(db: Database, userIds: readonly string[]): Promise<Set<string>> {
+  const distinct = [...new Set(userIds)].sort();
+  if (distinct.length === 0) return new Set();
+  const claimed = await db
+    .insert(rateLimitNotices)
+    .values(distinct.map((userId) => ({ userId })))
+    .onConflictDoUpdate({
+      target: rateLimitNotices.userId,
+      set: { notifiedAt: sql`now()` },
+      setWhere: sql`${rateLimitNotices.notifiedAt} < now() - interval '1 minute'`,
+    })
+    .returning({ userId: rateLimitNotices.userId });
+  return new Set(claimed.map((row) => row.userId));
+}
+
+/** A PostgreSQL text[] literal: PGlite and postgres.js do not bind JS arrays the same way. */
+function toTextArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 }
 
 function indexesWhere<T>(values: readonly T[], test: (value: T) => boolean): number[] {

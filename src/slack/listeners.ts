@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
+import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
@@ -54,7 +55,14 @@ export interface SlackListenerHost {
 export type SlashCommandArgs = Parameters<Parameters<SlackListenerHost['command']>[1]>[0] & { command: { trigger_id?: string } };
 
 export function registerListeners(app: SlackListenerHost, deps: ListenerDependencies): void {
-  const onMessage = async ({ event, body }: { event: unknown; body: unknown }) => {
+  const onMessage = async ({ event, body }: { event: any; body: unknown }) => {
+    if (event.type === 'message' && event.subtype === 'message_deleted') {
+      // Deleted in Slack: what threadwise derived from it goes too (the cached copy, its thread's summary, its files).
+      const fileIds = ((event.previous_message?.files ?? []) as Array<{ id: string }>).map((file) => file.id);
+      const removed = await forgetSlackMessage(deps.db, event.channel, event.deleted_ts, fileIds);
+      deps.logger.info('a message was deleted in Slack; removed what was derived from it', { channel: event.channel, ts: event.deleted_ts, files: removed.length });
+      return;
+    }
     const trigger = decideTrigger(event as IncomingMessage, deps.bot, true);
     if (!trigger) return;
     const envelope = body as { event_id?: string; team_id?: string };
@@ -64,6 +72,11 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
   };
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
+
+  app.event('file_deleted', async ({ event }) => {
+    const removed = await forgetSlackFile(deps.db, event.file_id);
+    deps.logger.info('a file was deleted in Slack; removed what was derived from it', { slackFileId: event.file_id, ...removed });
+  });
 
   app.command('/ask', async (args) => {
     const { command, ack, respond, client } = args;

@@ -1,6 +1,6 @@
 /**
  * The operator console's reads: the runs list, one run in full, runs in progress, the queue's state. Read-only, and
- * shaped for the indexes of migration 0006_console_spend_limits (README § Operator console has the query plans on 100,000 runs).
+ * shaped for the indexes of migration 0007_console_spend_limits (README § Operator console has the query plans on 100,000 runs).
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from './database';

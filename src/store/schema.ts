@@ -389,6 +389,12 @@ export const userAppContext = pgTable(
   (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
 );
 
+/** When a user was last told they are over the rate limit: one notice per user per window, across replicas. */
+export const rateLimitNotices = pgTable('rate_limit_notices', {
+  userId: text('user_id').primaryKey(),
+  notifiedAt: timestamp('notified_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /**
  * A daily spend limit lifted by an admin from the console: for one user or one channel, for one UTC day. The intake
  * reads it in the same statement as the day's spend, so every replica sees it at once.
