@@ -48,6 +48,8 @@ import { registerAgentView } from '../slack/agent-view';
 import { registerAppHome } from '../slack/app-home';
 import type { ConfiguredChatModel } from './create-chat-model';
 import { contextWindowFor } from '../config/models';
+import { startOperatorConsole } from './operator-console';
+import { createTracing } from './tracing/otel-run-observer';
 
 export { StartupError };
 
@@ -79,6 +81,8 @@ export interface RunningThreadwise {
   database: DatabaseHandle;
   /** A channel's effective settings as this replica sees them now (its cache included). */
   settingsFor(teamId: string, channelId: string): Promise<EffectiveChannelSettings>;
+  /** The operator console's address, when CONSOLE_PORT is set. */
+  consoleUrl?: string;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -91,7 +95,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     options.logger ??
     createLogger({
       level: config.logLevel,
-      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, ...mcpConfig.config.secrets],
+      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpConfig.config.secrets],
       messageText: config.logMessageText,
     });
   const now = options.now ?? Date.now;
@@ -210,6 +214,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     }
     return chosen;
   };
+  // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
+  const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
   const execute = createRunExecutor({
     bot,
     threads,
@@ -226,6 +232,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     settings: agentSettings(config, { stream: true }),
     now,
     logger,
+    prices: config.prices,
+    observer: tracing?.observer,
   });
   const worker = createRunWorker({
     db: database.db,
@@ -244,9 +252,15 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       allowedUsers: config.slack.allowedUsers,
       allowDirectMessages: config.slack.allowDirectMessages,
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
+      dailyLimits: { userUsd: config.limits.dailyUserUsd, channelUsd: config.limits.dailyChannelUsd },
     },
     onQueued: () => worker.wake(),
     onRefused: async (trigger, refusal) => {
+      // Over a daily limit: said in the thread, so everyone there knows why no answer comes.
+      if ('inThread' in refusal) {
+        await app.client.chat.postMessage({ channel: trigger.channelId, thread_ts: trigger.threadTs, text: refusal.message, unfurl_links: false });
+        return;
+      }
       await app.client.chat.postEphemeral({
         channel: trigger.channelId,
         user: trigger.userId,
@@ -325,6 +339,18 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
   // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
   countTokens('threadwise', model.name);
+  let operatorConsole: Awaited<ReturnType<typeof startOperatorConsole>>;
+  try {
+    operatorConsole = await startOperatorConsole(config, { database, logger, mcp, extractor, intake, worker, now });
+  } catch (error) {
+    await app.stop().catch(() => {});
+    healthServer?.close();
+    await extractor.close();
+    await mcp?.close();
+    skills.close();
+    if (ownsDatabase) await database.close();
+    throw new StartupError(error instanceof Error ? error.message : String(error));
+  }
   worker.start();
   const housekeeping = () => {
     // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
@@ -353,6 +379,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     bot,
     database,
     settingsFor: (teamId, channelId) => channelSettings.settingsFor(teamId, channelId),
+    consoleUrl: operatorConsole?.url,
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
@@ -361,10 +388,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
       healthServer?.close();
+      await operatorConsole?.close();
       // Messages already acknowledged get the grace period to reach the database (it may be down right now).
       const lost = await intake.drain(graceMs);
       if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
       await worker.stop(Math.max(0, deadline - Date.now()));
+      await tracing?.shutdown().catch((error) => logger.warn('could not send the last traces', { error }));
       await extractor.close();
       await mcp?.close();
       skills.close();

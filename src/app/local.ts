@@ -124,6 +124,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     settings: agentSettings(config, { stream: true }),
     now,
     logger,
+    prices: config.prices,
   });
 
   let closing: Promise<void> | undefined;

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { checkModelVariables, checkVariableCombinations, environmentSchema, localEnvironmentSchema, type LocalEnvironment } from './schema';
 import { contextWindowFor, DEFAULT_MODEL } from './models';
+import type { ModelPrices } from '../core/model-prices';
 
 export interface Config {
   slack: {
@@ -19,6 +20,17 @@ export interface Config {
     /** SETTINGS_EDITORS: who may change a channel's settings besides ADMIN_USERS. */
     settingsEditors: 'members' | 'admins';
   };
+  /** The operator console; undefined when CONSOLE_PORT is unset. */
+  console?: {
+    port: number;
+    host: string;
+    /** Unset: open, which the config allows only on a loopback host. */
+    token?: string;
+    /** CONSOLE_TRUST_PROXY: believe X-Forwarded-Proto (for the cookie's Secure flag). */
+    trustProxy: boolean;
+  };
+  /** DAILY_LIMIT_USER / DAILY_LIMIT_CHANNEL in US dollars per UTC day; 0: no limit. */
+  limits: { dailyUserUsd: number; dailyChannelUsd: number };
   model: {
     apiKey: string;
     baseUrl?: string;
@@ -54,6 +66,10 @@ export interface Config {
     /** APPROVAL_TIMEOUT_MINUTES: a call nobody decides on expires after this. */
     timeoutMs: number;
   };
+  /** MODEL_PRICES merged over the defaults: USD per million tokens. */
+  prices: ModelPrices;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: export a trace per run there; content only with OTEL_CAPTURE_CONTENT. */
+  tracing: { endpoint?: string; captureContent: boolean };
   timeZone: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Message text in debug logs (LOG_MESSAGE_TEXT); otherwise redacted. */
@@ -66,7 +82,7 @@ export interface Config {
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
 /** Everything but Slack: what threadwise needs to answer in a terminal (`npm run chat`) or for the evals. */
-export type LocalConfig = Omit<Config, 'slack'>;
+export type LocalConfig = Omit<Config, 'slack' | 'console' | 'limits'>;
 export type LocalConfigResult = { ok: true; config: LocalConfig } | { ok: false; problems: string[] };
 
 /** Validates the environment. Never throws: every problem comes back as one line naming the variable and the fix. */
@@ -92,6 +108,11 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         userRateLimitPerMinute: e.USER_RATE_LIMIT_PER_MINUTE,
         settingsEditors: e.SETTINGS_EDITORS,
       },
+      console:
+        e.CONSOLE_PORT === undefined
+          ? undefined
+          : { port: e.CONSOLE_PORT, host: e.CONSOLE_HOST, token: e.CONSOLE_TOKEN, trustProxy: e.CONSOLE_TRUST_PROXY },
+      limits: { dailyUserUsd: e.DAILY_LIMIT_USER, dailyChannelUsd: e.DAILY_LIMIT_CHANNEL },
       ...localSettings(e),
     }),
   };
@@ -149,6 +170,8 @@ function localSettings(e: LocalEnvironment): LocalConfig {
     skillsDir: e.SKILLS_DIR,
     mcpConfigPath: e.MCP_CONFIG,
     approval: { adminUsers: e.ADMIN_USERS, timeoutMs: e.APPROVAL_TIMEOUT_MINUTES * 60_000 },
+    prices: e.MODEL_PRICES,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, captureContent: e.OTEL_CAPTURE_CONTENT },
     timeZone: e.TIMEZONE,
     logLevel: e.LOG_LEVEL,
     logMessageText: e.LOG_MESSAGE_TEXT,

@@ -3,6 +3,7 @@
  * it names the variable and says how to fix it (DESIGN.md § Contract).
  */
 import { z } from 'zod';
+import { modelPricesVariable } from './model-prices';
 
 const bool = (name: string, fallback: boolean) =>
   z
@@ -73,6 +74,36 @@ const ocrLanguages = z
     }
     return [...new Set(codes.map((code) => code.toLowerCase()))];
   });
+
+/** A dollar amount; unset, empty or 0 → no limit (0). */
+const dollars = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return 0;
+      const parsed = Number(value.trim().replace(/^\$/, ''));
+      if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1_000_000) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an amount in US dollars like 5 or 12.50, or 0 for no limit (got "${value}")` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+/** A port that may be unset (the feature is off then). */
+const optionalPort = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a port number from 0 to 65535, or unset to turn the console off (got "${value}")` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
 
 const list = z
   .string()
@@ -206,6 +237,22 @@ export const environmentSchema = z
     RETENTION_DAYS: int('RETENTION_DAYS', 90, 0, 3650),
     // What people wrote, in debug logs (Bolt logs whole payloads there): redacted unless this is true.
     LOG_MESSAGE_TEXT: bool('LOG_MESSAGE_TEXT', false),
+    // Operator console (README § Operator console): off unless CONSOLE_PORT is set.
+    CONSOLE_PORT: optionalPort('CONSOLE_PORT'),
+    CONSOLE_HOST: z
+      .string()
+      .optional()
+      .transform((value) => value?.trim() || '127.0.0.1'),
+    CONSOLE_TOKEN: optionalText.refine((value) => value === undefined || value.length >= 16, {
+      message: 'CONSOLE_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 32`',
+    }),
+    // Only behind a proxy that sets X-Forwarded-Proto itself: otherwise anyone could claim HTTPS.
+    CONSOLE_TRUST_PROXY: bool('CONSOLE_TRUST_PROXY', false),
+    MODEL_PRICES: modelPricesVariable,
+    DAILY_LIMIT_USER: dollars('DAILY_LIMIT_USER'),
+    DAILY_LIMIT_CHANNEL: dollars('DAILY_LIMIT_CHANNEL'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: url('OTEL_EXPORTER_OTLP_ENDPOINT', undefined, 'use the collector’s OTLP/HTTP base, e.g. http://localhost:4318'),
+    OTEL_CAPTURE_CONTENT: bool('OTEL_CAPTURE_CONTENT', false),
     LOG_LEVEL: z
       .enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' })
       .optional()
@@ -224,6 +271,12 @@ const SLACK_VARIABLES = {
   ALLOWED_USERS: true,
   ALLOW_DIRECT_MESSAGES: true,
   USER_RATE_LIMIT_PER_MINUTE: true,
+  CONSOLE_PORT: true,
+  CONSOLE_HOST: true,
+  CONSOLE_TOKEN: true,
+  CONSOLE_TRUST_PROXY: true,
+  DAILY_LIMIT_USER: true,
+  DAILY_LIMIT_CHANNEL: true,
 } as const;
 
 /** The environment of threadwise without Slack (`npm run chat`, `npm run eval`): the model, storage, limits. */
@@ -238,7 +291,24 @@ export function checkVariableCombinations(env: Record<string, string | undefined
     );
   }
   problems.push(...checkModelVariables(env));
+  problems.push(...checkConsoleVariables(env));
   return problems;
+}
+
+/** The console may be open (no token) only where nobody else can reach it: on the loopback interface. */
+export function checkConsoleVariables(env: Record<string, string | undefined>): string[] {
+  if (!isSet(env, 'CONSOLE_PORT') || isSet(env, 'CONSOLE_TOKEN')) return [];
+  const host = env.CONSOLE_HOST?.trim() || '127.0.0.1';
+  if (isLoopbackHost(host)) return [];
+  return [
+    `CONSOLE_TOKEN is missing: the console would listen on ${host} (CONSOLE_HOST), which other machines can reach; set CONSOLE_TOKEN to a long random secret (openssl rand -hex 32), or set CONSOLE_HOST=127.0.0.1`,
+  ];
+}
+
+/** 127.0.0.0/8, ::1 and localhost: addresses only this machine can connect to. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
 /** The model needs a key, or a server of its own that needs none. */

@@ -1,7 +1,8 @@
-import { and, count, gt, inArray, sql } from 'drizzle-orm';
+import { and, count, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../store/database';
 import { runs } from '../store/schema';
 import type { Trigger } from './trigger';
+import type { DailyLimits, LimitRefusal } from './spend-limit';
 
 export interface AccessPolicy {
   /** Empty: every channel. */
@@ -12,12 +13,15 @@ export interface AccessPolicy {
   allowDirectMessages?: boolean;
   /** Questions per user per minute; 0 = no limit. */
   userRateLimitPerMinute: number;
+  /** DAILY_LIMIT_USER / DAILY_LIMIT_CHANNEL; absent or 0: no limit. */
+  dailyLimits?: DailyLimits;
 }
 
 export type AccessRefusal =
   | { reason: 'channel_not_allowed'; message: string }
   | { reason: 'user_not_allowed'; message: string }
-  | { reason: 'rate_limited'; message: string };
+  | { reason: 'rate_limited'; message: string }
+  | LimitRefusal;
 
 /**
  * Who may ask, and how often. `askedLastMinute` is how many questions of this user started a run in the last
@@ -62,7 +66,7 @@ export async function countRecentQuestions(db: Database, userIds: readonly strin
   const rows = await db
     .select({ userId: runs.triggerUserId, asked: count() })
     .from(runs)
-    .where(and(inArray(runs.triggerUserId, distinct), gt(runs.createdAt, sql`now() - interval '1 minute'`)))
+    .where(and(inArray(runs.triggerUserId, distinct), gt(runs.createdAt, sql`now() - interval '1 minute'`), ne(runs.status, 'refused'))) // a question turned away by a daily limit did not start an answer
     .groupBy(runs.triggerUserId);
   return new Map(rows.map((row) => [row.userId ?? '', row.asked]));
 }

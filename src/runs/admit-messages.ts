@@ -6,6 +6,8 @@ import { readThreadFacts, threadKeyOf, upsertThreads, type ThreadFacts } from '.
 import { enqueueRun, insertWaitingRuns, type RunRow } from '../store/run-store';
 import type { Trigger } from './trigger';
 import { countRecentQuestions, refusalFor, type AccessPolicy, type AccessRefusal } from './access-policy';
+import { readTodaysSpend, insertRefusedRuns, type TodaysSpend } from '../store/spend-limit-store';
+import { hasDailyLimits, limitRefusalFor } from './spend-limit';
 
 export interface IntakeItem {
   /** Slack's event id; absent for slash commands (their question message is new, so nothing to dedupe). */
@@ -50,11 +52,20 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     if (fresh.length === 0) return admissions as Admission[];
     const triggers = fresh.map((index) => items[index]!.trigger);
     const limited = policy.userRateLimitPerMinute > 0;
-    // Counted under a per-user lock held to the end of this transaction: two replicas admitting one user's questions
-    // at the same instant take turns, and each counts the runs the other wrote.
-    if (limited) await lockUsers(db, triggers.map((t) => t.userId));
+    const spendLimited = hasDailyLimits(policy.dailyLimits);
+    // Counted under per-user (and, with daily limits, per-channel) locks held to the end of this transaction: two
+    // replicas admitting one user's questions at the same instant take turns, and each counts the runs the other wrote.
+    if (limited || spendLimited) {
+      await lockSubjects(db, [
+        ...triggers.map((t) => `user ${t.userId}`),
+        ...(spendLimited ? triggers.map((t) => `channel ${t.channelId}`) : []),
+      ]);
+    }
     const asked = limited ? await countRecentQuestions(db, triggers.map((t) => t.userId)) : new Map<string, number>();
-    const plans = planAdmissions(triggers, { asked, threads: await readThreadFacts(db, triggers) }, policy);
+    const spend = spendLimited
+      ? await readTodaysSpend(db, { userIds: triggers.map((t) => t.userId), channelIds: triggers.map((t) => t.channelId) })
+      : NO_SPEND;
+    const plans = planAdmissions(triggers, { asked, threads: await readThreadFacts(db, triggers), spend, now: new Date() }, policy);
 
     // Threads are written only for messages that are not ignored: chatter in threads the bot was never brought
     // into leaves no rows behind.
@@ -68,6 +79,13 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     const starters = plans.flatMap((plan, n) => (plan.kind === 'queued' && plan.startsRun ? [n] : []));
     const started = await insertWaitingRuns(db, starters.map((n) => runRequestFor(triggers[n]!, threadIdOf)));
     const startedRuns = new Map(starters.map((n, k) => [n, started[k]]));
+    // A question over a daily limit is recorded as a refused run: the console shows what was turned away, and why.
+    await insertRefusedRuns(
+      db,
+      plans.flatMap((plan, n) =>
+        plan.kind === 'refused' && plan.refusal.reason === 'over_daily_limit' ? [{ ...runRequestFor(triggers[n]!, threadIdOf), reason: plan.refusal.message }] : [],
+      ),
+    );
 
     const overLimit = plans.flatMap((plan, n) => (plan.kind === 'refused' && plan.refusal.reason === 'rate_limited' ? [triggers[n]!.userId] : []));
     const toTell = await claimRateLimitNotices(db, overLimit);
@@ -102,7 +120,12 @@ export interface AdmissionFacts {
   asked: ReadonlyMap<string, number>;
   /** Threads already known, by `threadKeyOf`. */
   threads: ReadonlyMap<string, ThreadFacts>;
+  /** What users and channels spent today, for the daily limits (empty without limits). */
+  spend?: TodaysSpend;
+  now?: Date;
 }
+
+const NO_SPEND: TodaysSpend = { byUser: new Map(), byChannel: new Map(), lifted: new Set() };
 
 /**
  * What becomes of each new message, decided in order as if they had come one at a time: each one sees the
@@ -115,7 +138,8 @@ export function planAdmissions(triggers: readonly Trigger[], facts: AdmissionFac
     const key = threadKeyOf(trigger);
     const thread = threads.get(key) ?? { engaged: false, hasWaitingRun: false };
     threads.set(key, thread);
-    const refusal = refusalFor(policy, trigger, asked.get(trigger.userId) ?? 0);
+    const refusal =
+      refusalFor(policy, trigger, asked.get(trigger.userId) ?? 0) ?? limitRefusalFor(policy.dailyLimits, trigger, facts.spend ?? NO_SPEND, facts.now ?? new Date());
     const engages = trigger.engages && !refusal;
     thread.engaged ||= engages;
     if (trigger.needsEngagedThread && !thread.engaged) return { kind: 'ignored', engages: false };
@@ -135,12 +159,14 @@ function runRequestFor(trigger: Trigger, threadIdOf: ReadonlyMap<string, number>
     triggerTs: trigger.messageTs,
     triggerUserId: trigger.userId,
     teamId: trigger.teamId,
+    channelId: trigger.channelId,
+    question: trigger.question,
   };
 }
 
-/** Transaction-scoped locks on each user's rate-limit count, taken in one order so that replicas cannot deadlock. */
-async function lockUsers(db: Database, userIds: readonly string[]): Promise<void> {
-  const distinct = [...new Set(userIds)].sort();
+/** Transaction-scoped locks on each user's (or channel's) counts, taken in one order so that replicas cannot deadlock. */
+async function lockSubjects(db: Database, subjects: readonly string[]): Promise<void> {
+  const distinct = [...new Set(subjects)].sort();
   if (distinct.length === 0) return;
   await db.execute(sql`select pg_advisory_xact_lock(hashtext('threadwise rate limit ' || u)) from unnest(${toTextArray(distinct)}::text[]) as u order by u`);
 }

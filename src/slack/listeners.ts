@@ -9,6 +9,7 @@ import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
+import { questionLine } from '../runs/trigger';
 import { formatToolList, type ToolListing } from './format-tool-list';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
 import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
@@ -116,6 +117,7 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
           engages: true,
           needsEngagedThread: false,
           hasFiles: false,
+          question: questionLine(question),
         },
       });
     } catch (error) {

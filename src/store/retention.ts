@@ -46,8 +46,8 @@ export async function sweepExpiredContent(db: Database, days: number): Promise<S
     const described = await t.delete(imageDescriptions).where(lt(imageDescriptions.createdAt, cutoff)).returning({ id: imageDescriptions.slackFileId });
     const steps = await t
       .update(runSteps)
-      .set({ arguments: null })
-      .where(and(lt(runSteps.createdAt, cutoff), isNotNull(runSteps.arguments)))
+      .set({ arguments: null, resultPreview: null })
+      .where(and(lt(runSteps.createdAt, cutoff), or(isNotNull(runSteps.arguments), isNotNull(runSteps.resultPreview))))
       .returning({ id: runSteps.id });
     // An approval's record (who decided what, when) stays; the arguments it showed go, like the step's. Only decided
     // ones: a pending call still needs its arguments to run.
@@ -56,7 +56,11 @@ export async function sweepExpiredContent(db: Database, days: number): Promise<S
       .set({ arguments: null })
       .where(and(lt(approvals.createdAt, cutoff), isNotNull(approvals.arguments), sql`${approvals.status} <> 'pending'`));
     // What a run read (file names, search queries) is replayed into later turns; the totals beside it stay.
-    await t.update(runs).set({ activity: null }).where(and(lt(runs.createdAt, cutoff), isNotNull(runs.activity)));
+    // So do the question, the answer and the images' names the console shows (issue 16); its usage figures stay.
+    await t
+      .update(runs)
+      .set({ activity: null, question: null, answer: null, imagesShown: [] })
+      .where(and(lt(runs.createdAt, cutoff), or(isNotNull(runs.activity), isNotNull(runs.question), isNotNull(runs.answer))));
     const staleThreads = t.select({ id: threads.id }).from(threads).where(lt(threads.updatedAt, cutoff));
     const files = await t
       .delete(threadFiles)
