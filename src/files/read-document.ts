@@ -19,6 +19,8 @@ export interface DocumentExtractorLike {
   extract(input: { bytes: Uint8Array; name: string; mimeType?: string; signal?: AbortSignal }): Promise<ExtractedDocument>;
   /** Whether it reads images (OCR); when not, an image has no text and is never sent to it. */
   readonly readsImages?: boolean;
+  /** A picture a PDF's extraction listed ("page-3-image-1.png") as PNG bytes, made off the main thread. */
+  readPdfPicture?(input: { bytes: Uint8Array; name: string; path: string; signal?: AbortSignal }): Promise<Uint8Array>;
 }
 
 export interface FileLimits {

@@ -40,7 +40,11 @@ const SEARCH_EXTRACT_CONCURRENCY = 3;
 export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAccess {
   const { db, threadId } = options;
   const files = [...options.files];
-  const source = withContainedFiles(options.source, (key) => files.find((file) => file.slackFileId === key));
+  const source = withContainedFiles(
+    options.source,
+    (key) => files.find((file) => file.slackFileId === key),
+    options.extractor.readPdfPicture?.bind(options.extractor),
+  );
   const readDocument = createDocumentReader({ ...options, source });
 
   const get = (id: string): ThreadFile => {

@@ -24,9 +24,24 @@ export interface ExtractInput {
   signal?: AbortSignal;
 }
 
+export interface PdfPictureInput {
+  /** The PDF's bytes (moved to the worker like ExtractInput's). */
+  bytes: Uint8Array;
+  /** The PDF's name, for messages. */
+  name: string;
+  /** The picture's path in the PDF's entries. */
+  path: string;
+  signal?: AbortSignal;
+}
+
 export interface DocumentExtractor {
   /** Resolves with the document, or rejects with a FileReadError whose message can be posted to the thread. */
   extract(input: ExtractInput): Promise<ExtractedDocument>;
+  /**
+   * One of the pictures a PDF's extraction listed ("page-3-image-1.png") as PNG bytes, made in a worker. Rejects
+   * with a FileReadError when the PDF has no such picture.
+   */
+  readPdfPicture(input: PdfPictureInput): Promise<Uint8Array>;
   /** Whether images are read (by OCR); when not, an image has no text and nothing is sent to a worker. */
   readonly readsImages: boolean;
   /** Stops the workers; extractions still running or waiting are rejected. */
@@ -97,16 +112,32 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     if (bytes.length === 0) throw emptyFileError(name);
     if (kind === 'image' && ocr.maxPages === 0) throw unsupportedError(name, 'an image');
     if (kind === 'unsupported') throw unsupportedError(name, 'not a document type I know');
+    const outcome = await runInPool({ bytes, name, kind, limits, ocr }, signal);
+    if ('document' in outcome) return outcome.document;
+    throw new Error(`The extraction worker answered ${name} with a picture, not its text.`);
+  }
 
+  async function readPdfPicture({ bytes, name, path, signal }: PdfPictureInput): Promise<Uint8Array> {
+    if (bytes.length === 0) throw emptyFileError(name);
+    // No OCR and no OCR time: a picture is decoded, never recognised.
+    const outcome = await runInPool({ bytes, name, kind: 'pdf', limits, ocr: ocrOff, picture: path }, signal);
+    if ('picture' in outcome) return outcome.picture;
+    throw new Error(`The extraction worker answered ${name}/${path} with text, not a picture.`);
+  }
+
+  /** One task on a worker, with its time limit and the failure vocabulary; resolves only with a successful outcome. */
+  async function runInPool(task: ExtractTask, signal: AbortSignal | undefined): Promise<Extract<TaskOutcome, { ok: true }>> {
+    const { name, kind, bytes } = task;
     const release = await slots.acquire(signal);
     const timeout = new AbortController();
-    const limitMs = timeoutMs + (kind === 'pdf' || kind === 'image' ? ocrTimeoutMs : 0);
+    const reads = task.picture === undefined && task.ocr.maxPages > 0 && (kind === 'pdf' || kind === 'image');
+    const limitMs = timeoutMs + (reads ? ocrTimeoutMs : 0);
     const timer = setTimeout(() => timeout.abort(), limitMs);
     let outcome: TaskOutcome;
     const taskId = (nextTaskId = (nextTaskId % 0x7fffffff) + 1);
     try {
       outcome = await pool.run(
-        { bytes, name, kind, limits, ocr: ocr.maxPages > 0 ? { ...ocr, gate: ocrGate, taskId } : ocr },
+        task.ocr.maxPages > 0 ? { ...task, ocr: { ...task.ocr, gate: ocrGate, taskId } } : task,
         {
           signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
           transferList: ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [],
@@ -127,7 +158,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
       clearTimeout(timer);
       release();
     }
-    if (outcome.ok) return outcome.document;
+    if (outcome.ok) return outcome;
     if ('broken' in outcome) throw new Error(`The extraction worker could not read ${name}: ${outcome.broken}`);
     const cause = outcome.detail === undefined ? undefined : new Error(outcome.detail);
     throw new FileReadError(outcome.code, outcome.message, { cause });
@@ -135,6 +166,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
 
   return {
     extract,
+    readPdfPicture,
     readsImages: ocr.maxPages > 0,
     stats: () => ({ workers: pool.threads.length, maxWorkers: maxThreads, queued: slots.waiting() + pool.queueSize, completed: pool.completed }),
     async close() {

@@ -35,3 +35,15 @@ async function load(): Promise<PdfParseModule> {
   Array.prototype.push = nativePush;
   return pdfParse;
 }
+
+/** The constants of pdf.js we read; typed here because pdfjs-dist is pdf-parse's dependency, not ours. */
+export interface PdfjsConstants {
+  OPS: Record<'save' | 'restore' | 'transform' | 'paintFormXObjectBegin' | 'paintFormXObjectEnd' | 'paintImageXObject', number>;
+  ImageKind: Record<'GRAYSCALE_1BPP' | 'RGB_24BPP' | 'RGBA_32BPP', number>;
+}
+
+/** pdf.js itself (the copy pdf-parse uses), for its constants (OPS, ImageKind); loaded after pdf-parse's fixes. */
+export async function loadPdfjs(): Promise<PdfjsConstants> {
+  await loadPdfParse();
+  return (await import(pathToFileURL(join(pdfjsRoot, 'legacy/build/pdf.mjs')).href)) as PdfjsConstants;
+}

@@ -7,6 +7,7 @@
 import type { ExtractedDocument } from '../../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
+import { listPdfPictures, mayHoldPictures, renderPdfPicture, type PdfDocumentLike } from './pdf-images';
 import { ocrNote, startOcrEngine, type OcrSettings, type RecognisedText } from './ocr';
 import { corruptError, emptyFileError, encryptedError, noTextLayerError } from './read-errors';
 
@@ -21,11 +22,9 @@ const RENDER_WIDTH_PX = 2000;
 
 type PdfParser = InstanceType<Awaited<ReturnType<typeof loadPdfParse>>['PDFParse']>;
 
-export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings): Promise<ExtractedDocument> {
-  if (bytes.length === 0) throw emptyFileError(name);
-  const endsProperly = hasEndOfFileMarker(bytes);
+async function openPdf(bytes: Uint8Array): Promise<PdfParser> {
   const { PDFParse } = await loadPdfParse();
-  const parser = new PDFParse({
+  return new PDFParse({
     data: bytes,
     cMapUrl,
     cMapPacked: true,
@@ -35,20 +34,58 @@ export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings
     useSystemFonts: false,
     verbosity: 0,
   });
+}
+
+export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings): Promise<ExtractedDocument> {
+  if (bytes.length === 0) throw emptyFileError(name);
+  const endsProperly = hasEndOfFileMarker(bytes);
+  // pdf.js may take the buffer it is given; the bytes are needed again for OCR.
+  const parser = await openPdf(bytes.slice());
+  let result: Awaited<ReturnType<PdfParser['getText']>>;
+  let pictures: Awaited<ReturnType<typeof listPdfPictures>> = { entries: [], notes: [] };
   try {
-    const result = await parser.getText({ pageJoiner: '' });
-    const recognised = ocr && ocr.maxPages > 0 ? await recognisePages(parser, result.pages, ocr) : new Map();
-    return buildDocument(result.pages, result.total, name, recognised, ocr);
+    result = await parser.getText({ pageJoiner: '' });
+    const withText = result.pages.filter((page) => /\S/.test(page.text)).map((page) => page.num);
+    if (withText.length && mayHoldPictures(bytes)) pictures = await listPdfPictures(await documentOf(parser), withText);
   } catch (error) {
     throw classifyPdfError(error, name, endsProperly);
   } finally {
     await parser.destroy().catch(() => {});
   }
+  // The text document is gone before OCR starts: a scan waiting its turn at the one OCR engine holds no pdf.js
+  // document meanwhile (two scans at once went past the memory target when it did).
+  const recognised = ocr && ocr.maxPages > 0 ? await recognisePages(bytes, name, endsProperly, result.pages, ocr) : new Map();
+  const document = buildDocument(result.pages, result.total, name, recognised, ocr);
+  if (pictures.entries.length) document.entries = pictures.entries;
+  document.notes.push(...pictures.notes);
+  return document;
 }
 
-/** The pages without a text layer, up to the cap, rendered one at a time (one page image in memory) and recognised. */
+/** pdf.js's document under pdf-parse (its `load` is typed private, and is what every getter of it calls). */
+function documentOf(parser: PdfParser): Promise<PdfDocumentLike> {
+  return (parser as unknown as { load(): Promise<PdfDocumentLike> }).load();
+}
+
+/** One picture listed by readPdf ("page-3-image-1.png") as PNG bytes. */
+export async function readPdfPicture(bytes: Uint8Array, name: string, path: string): Promise<Uint8Array> {
+  const parser = await openPdf(bytes);
+  try {
+    return await renderPdfPicture(await documentOf(parser), name, path);
+  } catch (error) {
+    throw classifyPdfError(error, name, true);
+  } finally {
+    await parser.destroy().catch(() => {});
+  }
+}
+
+/**
+ * The pages without a text layer, up to the cap, rendered one at a time (one page image in memory) and recognised.
+ * The engine (and with it the pool's one OCR turn) comes first; the PDF is opened for rendering only once it is ours.
+ */
 async function recognisePages(
-  parser: PdfParser,
+  bytes: Uint8Array,
+  name: string,
+  endsProperly: boolean,
   pages: Array<{ num: number; text: string }>,
   ocr: OcrSettings,
 ): Promise<Map<number, RecognisedText>> {
@@ -56,7 +93,9 @@ async function recognisePages(
   const recognised = new Map<number, RecognisedText>();
   if (scanned.length === 0) return recognised;
   const engine = await startOcrEngine(ocr);
+  let parser: PdfParser | undefined;
   try {
+    parser = await openPdf(bytes);
     for (const pageNumber of scanned.slice(0, ocr.maxPages)) {
       const shot = await parser.getScreenshot({
         partial: [pageNumber],
@@ -67,7 +106,10 @@ async function recognisePages(
       const image = shot.pages[0]?.data;
       if (image) recognised.set(pageNumber, await engine.recognise(image));
     }
+  } catch (error) {
+    throw classifyPdfError(error, name, endsProperly);
   } finally {
+    await parser?.destroy().catch(() => {});
     await engine.close().catch(() => {});
   }
   return recognised;

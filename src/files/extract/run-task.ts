@@ -13,7 +13,7 @@ import { readHtml } from './html';
 import { readImage } from './image';
 import { readDoc, readPpt, readXls } from './legacy-office';
 import type { OcrSettings } from './ocr';
-import { readPdf } from './pdf';
+import { readPdf, readPdfPicture } from './pdf';
 import { readPptx } from './pptx';
 import { corruptError, noTextError, unsupportedError } from './read-errors';
 import type { ExtractLimits, ExtractTask, TaskOutcome } from './task';
@@ -41,6 +41,10 @@ const readers: Partial<Record<DocumentKind, Reader>> = {
 
 export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
   try {
+    if (task.picture !== undefined) {
+      if (task.kind !== 'pdf') throw unsupportedError(task.name, 'only a PDF has pictures I take out this way');
+      return { ok: true, picture: await readPdfPicture(task.bytes, task.name, task.picture) };
+    }
     const document = await readDocument(task);
     return { ok: true, document };
   } catch (error) {

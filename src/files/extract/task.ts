@@ -31,10 +31,13 @@ export interface ExtractTask {
   limits: ExtractLimits;
   /** Scans and images of text: languages and the page cap (maxPages 0 = no OCR). */
   ocr: OcrSettings;
+  /** Set for a PDF when one of its pictures ("page-3-image-1.png") is wanted as PNG, instead of its text. */
+  picture?: string;
 }
 
 export type TaskOutcome =
   | { ok: true; document: ExtractedDocument }
+  | { ok: true; picture: Uint8Array }
   | { ok: false; code: FileErrorCode; message: string; detail?: string }
   /** Our side failed, not the file (the worker's modules did not load): an internal error, not a FileReadError. */
   | { ok: false; broken: string };
