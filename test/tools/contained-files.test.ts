@@ -48,17 +48,19 @@ const email = [
   '',
 ].join('\r\n');
 
-warnIfCorpusMissing('pictures inside a DOCX', 'having-images.docx');
+warnIfCorpusMissing('pictures inside a DOCX and a PDF', 'having-images.docx', 'issue-982-example.pdf');
 
 describe('files inside archives, emails and documents', { timeout: 120_000 }, () => {
   let thread: ThreadWithFiles;
   const shown: string[] = [];
+  const shownImages: Array<{ fileId: string; dataUrl: string }> = [];
   beforeAll(async () => {
     thread = await openThreadWithFiles([
       { name: 'logs.zip', mimetype: 'application/zip', bytes: logsZip },
       { name: 'invoice.eml', mimetype: 'message/rfc822', bytes: Buffer.from(email) },
       { name: 'bomb.zip', mimetype: 'application/zip', bytes: Buffer.from(zipSync({ 'zeros.bin': new Uint8Array(30 * 1024 * 1024) }, { level: 9 })) },
       ...(hasCorpus('having-images.docx') ? [{ name: 'having-images.docx', mimetype: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', corpus: true as const }] : []),
+      ...(hasCorpus('issue-982-example.pdf') ? [{ name: 'issue-982-example.pdf', mimetype: 'application/pdf', corpus: true as const }] : []),
     ]);
   });
   afterAll(async () => {
@@ -72,7 +74,10 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
     skills: { read: () => Promise.reject(new Error('no skills here')) },
     signal: new AbortController().signal,
     tokensLeft: () => 100_000,
-    showImage: (image) => shown.push(image.fileId),
+    showImage: (image) => {
+      shown.push(image.fileId);
+      shownImages.push(image);
+    },
     recordActivity: () => {},
   };
 
@@ -126,5 +131,23 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
     const result = await loadFileTool.execute({ id: picture.id }, context);
     expect(result).toMatch(/^Image F4\/word\/media\/.+ is attached to the next message/);
     expect(shown).toContain(picture.id);
+  });
+
+  it.skipIf(!hasCorpus('having-images.docx', 'issue-982-example.pdf'))('lists the figures on a PDF page as image files that load_file shows as a PNG', async () => {
+    // issue-982-example.pdf p. 3 paints three figures; the third is 800×600 px (see test/files/extract/pdf-images.test.ts).
+    const listing = await extractFileTool.execute({ id: 'F5' }, context);
+    expect(listing).toContain('page-3-image-3.png 800×600 px');
+    const pictures = thread.files.list().filter((file) => file.id.startsWith('F5/')).map((file) => file.id);
+    expect(pictures).toContain('F5/page-3-image-3.png');
+    expect(thread.files.get('F5/page-3-image-3.png')).toMatchObject({ mimeType: 'image/png', fileType: 'png' });
+    const result = await loadFileTool.execute({ id: 'F5/page-3-image-3.png' }, context);
+    expect(result).toMatch(/^Image F5\/page-3-image-3\.png "page-3-image-3\.png" is attached to the next message/);
+    const image = shownImages.find((shownImage) => shownImage.fileId === 'F5/page-3-image-3.png');
+    expect(image?.dataUrl).toMatch(/^data:image\/(png|jpeg);base64,/);
+    const bytes = Buffer.from(image!.dataUrl.slice(image!.dataUrl.indexOf(',') + 1), 'base64');
+    const { loadImage } = await import('@napi-rs/canvas');
+    const decoded = await loadImage(bytes);
+    // Scaled only if it had to fit MAX_IMAGE_KB: the shape stays 4:3.
+    expect(decoded.width / decoded.height).toBeCloseTo(800 / 600, 1);
   });
 });
