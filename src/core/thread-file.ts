@@ -68,9 +68,9 @@ export interface OutlineEntry {
   offset: number;
 }
 
-/** A file inside another: an archive's entry, an email's attachment, a picture embedded in a DOCX. */
+/** A file inside another: an archive's entry, an email's attachment, a picture embedded in a DOCX or on a PDF page. */
 export interface ContainedFile {
-  /** Where it sits in its container, "logs/app.log", "inner.zip/a.log", "report.pdf", "media/image1.png". */
+  /** Where it sits in its container, "logs/app.log", "inner.zip/a.log", "report.pdf", "media/image1.png", "page-3-image-1.png". */
   path: string;
   sizeBytes: number;
   mimeType: string;
