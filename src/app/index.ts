@@ -16,7 +16,9 @@ import { createRunWorker } from '../runs/run-worker';
 import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
-import { registerListeners } from '../slack/listeners';
+import { recoverQuestions, registerListeners } from '../slack/listeners';
+import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
+import { createRecordedDeliveries } from './recorded-deliveries';
 import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
@@ -42,6 +44,11 @@ export interface StartOptions {
   now?: () => number;
   /** Identifies this process's leases; default a random id. */
   workerId?: string;
+  /**
+   * Test-only: the process kills itself (SIGKILL) right after the first recorded delivery's 200, before the app sees
+   * it (main.ts sets it from THREADWISE_TEST_KILL_AFTER_ACK=1). Proves that window loses nothing.
+   */
+  killAfterAckForTests?: boolean;
   /** Overrides RUN_LEASE_SECONDS (tests). */
   leaseMs?: number;
   pollMs?: number;
@@ -111,13 +118,22 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 10_000, maxRetryTime: 60_000 },
     timeout: 20_000,
   };
+  const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? config.runLeaseMs;
   let receiver: ThreadedHttpReceiver | undefined;
+  let recorded: ReturnType<typeof createRecordedDeliveries> | undefined;
   let healthServer: Server | undefined;
   if (config.slack.mode === 'http') {
+    const openQueryPort = database.openQueryPort?.bind(database);
     receiver = createThreadedHttpReceiver({
       signingSecret: config.slack.signingSecret!,
       logger: logger.child({ component: 'slack' }),
       health: checkHealth,
+      // Every Events API delivery is a row in slack_deliveries before Slack gets its 200 (Slack never sends again
+      // what it got a 200 for); Socket Mode acknowledges over its socket and Slack redelivers unacknowledged ones.
+      journal: openQueryPort ? { openPort: openQueryPort, sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId } : undefined,
+      onDelivered: (deliveryId) => recorded?.onDelivered(deliveryId),
+      killAfterAckForTests: options.killAfterAckForTests,
     });
   }
   const app = new App({
@@ -171,9 +187,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   });
   const worker = createRunWorker({
     db: database.db,
-    owner: options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
+    owner: replicaId,
     logger,
-    leaseMs: options.leaseMs ?? config.runLeaseMs,
+    leaseMs,
     pollMs: options.pollMs ?? 2_000,
     concurrency: options.concurrency ?? 4,
     execute,
@@ -187,6 +203,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
     },
     onQueued: () => worker.wake(),
+    onRefusedByDatabase: ({ deliveryIds }) => deliveryIds.forEach((id) => recorded?.onDelivered(id)),
     onRefused: async (trigger, refusal) => {
       await app.client.chat.postEphemeral({
         channel: trigger.channelId,
@@ -202,15 +219,28 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
         .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
-  registerListeners(app, {
+  const listenerDeps = {
     db: database.db,
     intake,
     bot,
     replyWithoutMention: config.slack.replyWithoutMention,
     skills: () => skills.list(),
-    tools: (channelId) => describeChannelTools(toolsFor(channelId)),
+    tools: (channelId: string) => describeChannelTools(toolsFor(channelId)),
     logger,
+    replicaId,
+  };
+  registerListeners(app, listenerDeps);
+  recorded = createRecordedDeliveries({
+    db: database.db,
+    replicaId,
+    leaseMs,
+    logger,
+    tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
+    replay: receiver ? (deliveries) => receiver.replay(deliveries) : undefined,
+    recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
   });
+  // Before anything is recorded under this replica's id: a replica with no heartbeat looks dead to the others.
+  await recorded.register();
   const approvalDeps = { db: database.db, timeZone: config.timeZone, logger, onRunResumable: () => worker.wake() };
   registerApprovalActions(app, { ...approvalDeps, admins: config.approval.adminUsers });
   app.error(async (error) => {
@@ -235,6 +265,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
   countTokens('threadwise', model.name);
   worker.start();
+  // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
+  await recorded.start();
   // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
   const pruning = setInterval(() => {
     pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
@@ -260,7 +292,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       healthServer?.close();
       // Messages already acknowledged get the grace period to reach the database (it may be down right now).
       const lost = await intake.drain(graceMs);
-      if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
+      if (lost > 0) logger.warn('stopped with acknowledged messages not yet runs; their recorded deliveries are replayed by the next start', { lost });
+      await recorded!.stop();
       await worker.stop(Math.max(0, deadline - Date.now()));
       await extractor.close();
       await mcp?.close();
