@@ -191,6 +191,24 @@ function admitQuestion(deps: Pick<ListenerDependencies, 'intake'>, question: Omi
 }
 
 /**
+ * The message a `/ask` question was posted as, found by its question_id metadata: newest first, a few pages at most,
+ * stopping at messages from well before the question was recorded.
+ */
+async function findPostedQuestion(client: WebClient, question: PendingQuestion): Promise<{ ts?: string } | undefined> {
+  const before = question.createdAt.getTime() / 1000 - 60;
+  let cursor: string | undefined;
+  for (let page = 0; page < 5; page++) {
+    const history = await client.conversations.history({ channel: question.channelId, include_all_metadata: true, limit: 200, cursor });
+    const messages = history.messages ?? [];
+    const found = messages.find((message) => (message.metadata?.event_payload as { question_id?: unknown } | undefined)?.question_id === question.id);
+    if (found) return found;
+    cursor = history.response_metadata?.next_cursor || undefined;
+    if (!cursor || Number(messages.at(-1)?.ts ?? 0) < before) return undefined;
+  }
+  return undefined;
+}
+
+/**
  * Finishes `/ask` questions whose process died between recording and admitting them: the question found in the
  * channel (by its question_id metadata) is admitted as it is; one never posted is posted now. Either way once: the
  * (channel, ts) claim dedupes a question admitted twice.
@@ -202,15 +220,7 @@ export async function recoverQuestions(
 ): Promise<void> {
   for (const question of questions) {
     try {
-      const history = await client.conversations.history({
-        channel: question.channelId,
-        oldest: String(Math.floor(question.createdAt.getTime() / 1000) - 5),
-        include_all_metadata: true,
-        limit: 200,
-      });
-      const found = (history.messages ?? []).find(
-        (message) => (message.metadata?.event_payload as { question_id?: unknown } | undefined)?.question_id === question.id,
-      );
+      const found = await findPostedQuestion(client, question);
       if (found?.ts) admitQuestion(deps, question, found.ts);
       else await postQuestion(client, deps, question);
       deps.logger.info('picked up a /ask question its process left unfinished', { channel: question.channelId, questionId: question.id, posted: !found });
