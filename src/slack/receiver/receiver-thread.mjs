@@ -95,9 +95,14 @@ async function handle(req, res) {
       try {
         deliveryId = await recordDelivery(body, retry);
       } catch (error) {
-        // Not recorded, not acknowledged: Slack delivers it again (and the event-id dedupe keeps a late write harmless).
+        // The database cannot take it now (down, or slower than the budget): acknowledged all the same and held in
+        // memory by the intake until the database is back, as before there was a record. Answering 5xx instead
+        // would leave it to Slack's three retries within ~5 minutes (and Slack turns off the subscription of an
+        // app that keeps failing); the price is that a crash during the outage loses what is held.
         logJournalFailure(error);
-        return void res.writeHead(503).end();
+        res.writeHead(200).end();
+        post({ type: 'request', body, ...retry });
+        return;
       }
       if (killAfterAckForTests) {
         // Test-only (THREADWISE_TEST_KILL_AFTER_ACK): the process dies the moment Slack has its 200, before the app
@@ -179,7 +184,7 @@ function journalQuery(sql, params) {
 function logJournalFailure(error) {
   if (Date.now() - lastJournalFailureLog < 10_000) return;
   lastJournalFailureLog = Date.now();
-  log('error', 'could not record deliveries from Slack; answering 503 so that Slack delivers them again', {
+  log('error', 'could not record deliveries from Slack in the database; acknowledging them unrecorded (held in memory until it is back)', {
     error: error instanceof Error ? error.message : String(error),
   });
 }
