@@ -452,7 +452,7 @@ function sampleRss() {
   };
 }
 
-/** Extracts every corpus file, over and over, two at a time, until stopped; says how much it did. */
+/** Extracts every corpus file, over and over, on a pool sized as the app's (defaultExtractionThreads), until stopped. */
 function extractCorpusInBackground() {
   if (!existsSync(CORPUS)) {
     return { stop: async () => `corpus missing (${CORPUS}): no background extraction` };
