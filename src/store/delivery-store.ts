@@ -9,11 +9,12 @@ import { pendingQuestions, replicas, slackDeliveries } from './schema';
 
 /**
  * The statement the receiver's thread runs (it has no drizzle, only a query port): one insert for every delivery
- * that arrived together, given as one JSON array parameter of {id, receivedBy, body, retryNum, retryReason}.
+ * that arrived together, given as one JSON array parameter of {id, receivedBy, body, retryNum, retryReason}. The
+ * parameter is declared text, then cast: declared jsonb, postgres.js would encode the string as JSON once more.
  */
 export const RECORD_DELIVERIES_SQL = `insert into slack_deliveries (id, received_by, body, retry_num, retry_reason)
 select d->>'id', d->>'receivedBy', d->'body', (d->>'retryNum')::integer, d->>'retryReason'
-from jsonb_array_elements($1::jsonb) as d
+from jsonb_array_elements($1::text::jsonb) as d
 on conflict (id) do nothing`;
 
 export interface StoredDelivery {
