@@ -9,11 +9,18 @@ import { createExternalTool } from '../tools/external-tool';
 import { createToolRegistry, type ToolRegistry } from '../tools/registry';
 import type { Tool } from '../tools/tool';
 
-export function createChannelTools(builtIn: Tool[], hub: McpHub | undefined): (channelId: string) => ToolRegistry {
+export function createChannelTools(
+  builtIn: Tool[],
+  hub: McpHub | undefined,
+): (channelId: string, options?: { mcpServers?: readonly string[] }) => ToolRegistry {
   const builtInOnly = createToolRegistry(builtIn);
   if (!hub) return () => builtInOnly;
-  return (channelId) => {
-    const external = hub.tools(channelId, { limit: OPENAI_TOOL_LIMIT - builtIn.length });
+  return (channelId, options = {}) => {
+    // mcp.json's `channels` decides where a server may be used at all; the channel's settings narrow that further.
+    const offered = options.mcpServers ? new Set(options.mcpServers) : undefined;
+    const external = hub
+      .tools(channelId, { limit: OPENAI_TOOL_LIMIT - builtIn.length })
+      .filter((tool) => !offered || offered.has(tool.server));
     return external.length === 0 ? builtInOnly : createToolRegistry([...builtIn, ...external.map((tool) => toExternalTool(hub, tool))]);
   };
 }

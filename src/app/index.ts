@@ -16,7 +16,7 @@ import { createRunWorker } from '../runs/run-worker';
 import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
-import { recoverQuestions, registerListeners } from '../slack/listeners';
+import { recoverQuestions, registerListeners, type ListenerDependencies } from '../slack/listeners';
 import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
 import { createRecordedDeliveries } from './recorded-deliveries';
 import { createSlackThreadSource } from '../slack/thread-reader';
@@ -36,6 +36,17 @@ import { expireWaitingApprovals, registerApprovalActions } from '../slack/approv
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
 import { StartupError } from './startup-error';
+import { defaultChannelSettings, effectiveChannelSettings, type EffectiveChannelSettings, type SettingsChoices } from '../config/channel-settings';
+import { createChannelSettingsResolver } from '../store/channel-settings-store';
+import { userChannelContext } from '../store/user-context-store';
+import type { RunSettingsSource } from '../runs/seams';
+import { registerSettingsSubmission, settingsCommand, type ViewHost } from '../slack/settings-surface';
+import { registerReactionTriggers } from '../slack/reaction-triggers';
+import { registerAskShortcuts, type ShortcutHost } from '../slack/ask-shortcuts';
+import { registerAgentView } from '../slack/agent-view';
+import { registerAppHome } from '../slack/app-home';
+import type { ConfiguredChatModel } from './create-chat-model';
+import { contextWindowFor } from '../config/models';
 
 export { StartupError };
 
@@ -67,6 +78,8 @@ export interface RunningThreadwise {
   port: number;
   bot: BotIdentity;
   database: DatabaseHandle;
+  /** A channel's effective settings as this replica sees them now (its cache included). */
+  settingsFor(teamId: string, channelId: string): Promise<EffectiveChannelSettings>;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -171,6 +184,38 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   });
   const threads = createSlackThreadSource(app.client);
   const toolsFor = createChannelTools(builtInTools(), mcp);
+
+  // Per-channel settings: the environment's defaults, each channel's overrides on top, cached per replica and
+  // invalidated through the store's version counter when any replica saves.
+  const settingsDefaults = defaultChannelSettings(config);
+  const settingsChoices = (): SettingsChoices => ({
+    models: config.model.allowedModels ?? [config.model.name],
+    skills: skills.list().map((skill) => skill.name),
+    mcpServers: mcpConfig.config.servers.map((server) => server.name),
+  });
+  const channelSettings = createChannelSettingsResolver<EffectiveChannelSettings>({
+    db: database.db,
+    effective: (stored) => effectiveChannelSettings(settingsDefaults, stored, settingsChoices()),
+    now,
+  });
+  const settingsFor = (teamId: string | undefined, channelId: string) => channelSettings.settingsFor(teamId ?? '', channelId);
+  // A DM follows the channel its asker was last looking at in Slack's agent view; without one, the defaults.
+  const runSettings: RunSettingsSource = async (thread, run) => {
+    const teamId = run.teamId || thread.teamId || '';
+    const viewing = thread.channelId.startsWith('D') && run.triggerUserId ? await userChannelContext(database.db, teamId, run.triggerUserId) : undefined;
+    return settingsFor(teamId, viewing ?? thread.channelId);
+  };
+  // One client per model a channel chose, made on first use (each remembers what its endpoint accepts).
+  const channelModels = new Map<string, ConfiguredChatModel>();
+  const modelFor = (name: string) => {
+    if (!(config.model.allowedModels ?? []).includes(name)) return model;
+    let chosen = channelModels.get(name);
+    if (!chosen) {
+      chosen = createChatModel({ ...config.model, name }, logger);
+      channelModels.set(name, chosen);
+    }
+    return chosen;
+  };
   const execute = createRunExecutor({
     bot,
     threads,
@@ -179,6 +224,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     files,
     model,
     toolsFor,
+    modelFor,
+    contextWindowOf: contextWindowFor,
+    settingsFor: runSettings,
     skills,
     skillIndex: () => skills.list(),
     settings: agentSettings(config, { stream: true }),
@@ -219,11 +267,27 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
         .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
-  const listenerDeps = {
+  const settingsSurface = {
+    resolver: channelSettings,
+    defaults: settingsDefaults,
+    choices: settingsChoices,
+    admins: config.approval.adminUsers,
+    editors: config.slack.settingsEditors,
+    logger,
+  };
+  const listenerDeps: ListenerDependencies = {
     db: database.db,
     intake,
     bot,
-    replyWithoutMention: config.slack.replyWithoutMention,
+    replyWithoutMention: (teamId, channelId) =>
+      settingsFor(teamId, channelId).then(
+        (settings) => settings.replyWithoutMention,
+        (error) => {
+          logger.warn('could not read the channel settings; following REPLY_WITHOUT_MENTION', { channel: channelId, error });
+          return config.slack.replyWithoutMention;
+        },
+      ),
+    subcommands: { settings: settingsCommand(settingsSurface) },
     skills: () => skills.list(),
     tools: (channelId: string) => describeChannelTools(toolsFor(channelId)),
     logger,
@@ -238,6 +302,20 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
     replay: receiver ? (deliveries) => receiver.replay(deliveries) : undefined,
     recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
+  });
+  registerSettingsSubmission(app as unknown as ViewHost, settingsSurface);
+  registerReactionTriggers(app as never, { db: database.db, intake, bot, settingsFor, logger });
+  registerAskShortcuts(app as unknown as ShortcutHost, { intake, botName: bot.name, logger });
+  registerAgentView(app as never, { db: database.db, settingsFor, logger });
+  registerAppHome(app as never, {
+    db: database.db,
+    settingsFor,
+    skills: () => skills.list(),
+    tools: () => describeChannelTools(toolsFor('')),
+    admins: config.approval.adminUsers,
+    botName: bot.name,
+    now,
+    logger,
   });
   // Before anything is recorded under this replica's id: a replica with no heartbeat looks dead to the others.
   await recorded.register();
@@ -283,6 +361,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     port,
     bot,
     database,
+    settingsFor: (teamId, channelId) => channelSettings.settingsFor(teamId, channelId),
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);

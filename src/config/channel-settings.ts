@@ -23,7 +23,26 @@ export interface ChannelSettings {
   maxImagesPerTurn: number;
   /** In the thread only, or also sent to the channel when the answer is short. */
   answerVisibility: AnswerVisibility;
+  /** Offered when someone opens threadwise's agent view from this channel; undefined = the built-in defaults. */
+  suggestedPrompts?: SuggestedPrompt[];
+  /** Emoji name (without colons) → the request a reaction with it makes, in the reacted message's thread. */
+  reactionTriggers: Record<string, string>;
 }
+
+export interface SuggestedPrompt {
+  title: string;
+  message: string;
+}
+
+/** What the agent view suggests where a channel chose nothing (Slack shows at most four). */
+export const DEFAULT_SUGGESTED_PROMPTS: SuggestedPrompt[] = [
+  { title: 'Summarise a document', message: 'Summarise the file I just shared, with page references.' },
+  { title: 'Catch me up', message: 'Summarise what this channel decided this week.' },
+  { title: 'Draft a Jira ticket', message: 'Turn this thread into a Jira bug ticket.' },
+];
+
+export const MAX_SUGGESTED_PROMPTS = 4;
+export const MAX_REACTION_TRIGGERS = 10;
 
 export type SettingName = keyof ChannelSettings;
 
@@ -42,6 +61,8 @@ export const SETTING_LABELS: Record<SettingName, string> = {
   preloadKb: 'preload KB',
   maxImagesPerTurn: 'max images per turn',
   answerVisibility: 'answer visibility',
+  suggestedPrompts: 'suggested prompts',
+  reactionTriggers: 'reaction triggers',
 };
 
 export const MAX_EXTRA_INSTRUCTIONS_CHARS = 4_000;
@@ -85,6 +106,22 @@ export function channelSettingsSchema(choices: SettingsChoices) {
       preloadKb: wholeNumber('Preload KB', 0, 1024),
       maxImagesPerTurn: wholeNumber('Max images per turn', 0, 20),
       answerVisibility: z.enum(['thread', 'thread_and_channel'], { error: 'Answer visibility must be "in the thread" or "thread and channel".' }),
+      suggestedPrompts: z
+        .array(
+          z.object({
+            title: z.string().trim().min(1, 'Each suggested prompt needs a title.').max(75, 'A suggested prompt’s title can be at most 75 characters.'),
+            message: z.string().trim().min(1, 'Each suggested prompt needs a message.').max(1_000, 'A suggested prompt’s message can be at most 1,000 characters.'),
+          }),
+          { error: 'Suggested prompts must be a list of title and message.' },
+        )
+        .max(MAX_SUGGESTED_PROMPTS, `At most ${MAX_SUGGESTED_PROMPTS} suggested prompts (Slack shows no more).`),
+      reactionTriggers: z
+        .record(
+          z.string().regex(/^[a-z0-9_+'-]{1,100}$/, 'A reaction trigger’s emoji must be an emoji name such as memo or jira (letters, digits, - _ +).'),
+          z.string().trim().min(1, 'Each reaction trigger needs a request.').max(1_000, 'A reaction trigger’s request can be at most 1,000 characters.'),
+          { error: 'Reaction triggers must map emoji names to requests.' },
+        )
+        .refine((map) => Object.keys(map).length <= MAX_REACTION_TRIGGERS, `At most ${MAX_REACTION_TRIGGERS} reaction triggers per channel.`),
     })
     .partial()
     .strict();
@@ -101,6 +138,7 @@ export function defaultChannelSettings(config: Pick<Config, 'model' | 'slack' | 
     preloadKb: config.files.preloadKb,
     maxImagesPerTurn: config.files.maxImagesPerTurn,
     answerVisibility: 'thread',
+    reactionTriggers: {},
   };
 }
 
@@ -137,4 +175,42 @@ export function validateChannelSettings(
     errors[key] ??= message;
   }
   return { ok: false, errors };
+}
+
+/** A setting's value as people read it: in the channel note, on the home tab and in the prompt's `<context>`. */
+export function describeSettingValue(name: SettingName, settings: ChannelSettings): string {
+  switch (name) {
+    case 'extraInstructions':
+      return settings.extraInstructions.trim() ? `"${truncate(settings.extraInstructions.trim(), 80)}"` : 'none';
+    case 'model':
+      return settings.model;
+    case 'skills':
+      return settings.skills ? settings.skills.join(', ') || 'none' : 'all';
+    case 'mcpServers':
+      return settings.mcpServers ? settings.mcpServers.join(', ') || 'none' : 'all';
+    case 'replyWithoutMention':
+      return settings.replyWithoutMention ? 'on' : 'off';
+    case 'preloadKb':
+      return settings.preloadKb === 0 ? '0 (off)' : String(settings.preloadKb);
+    case 'maxImagesPerTurn':
+      return String(settings.maxImagesPerTurn);
+    case 'answerVisibility':
+      return settings.answerVisibility === 'thread' ? 'in the thread' : 'thread, short answers also to the channel';
+    case 'suggestedPrompts':
+      return (settings.suggestedPrompts ?? DEFAULT_SUGGESTED_PROMPTS).map((prompt) => prompt.title).join(', ') || 'none';
+    case 'reactionTriggers': {
+      const entries = Object.entries(settings.reactionTriggers);
+      return entries.length ? entries.map(([emoji, request]) => `:${emoji}: → ${truncate(request, 40)}`).join(', ') : 'none';
+    }
+  }
+}
+
+/** "label: value" for every setting the channel chose itself, in a stable order. */
+export function describeOverrides(settings: EffectiveChannelSettings): string[] {
+  return settings.overridden.map((name) => `${SETTING_LABELS[name]}: ${describeSettingValue(name, settings)}`);
+}
+
+function truncate(text: string, max: number): string {
+  const line = text.replace(/\s+/g, ' ');
+  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
 }

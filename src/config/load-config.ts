@@ -14,6 +14,8 @@ export interface Config {
     allowedChannels: string[];
     allowedUsers: string[];
     userRateLimitPerMinute: number;
+    /** SETTINGS_EDITORS: who may change a channel's settings besides ADMIN_USERS. */
+    settingsEditors: 'members' | 'admins';
   };
   model: {
     apiKey: string;
@@ -72,6 +74,7 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         allowedChannels: e.ALLOWED_CHANNELS,
         allowedUsers: e.ALLOWED_USERS,
         userRateLimitPerMinute: e.USER_RATE_LIMIT_PER_MINUTE,
+        settingsEditors: e.SETTINGS_EDITORS,
       },
       ...localSettings(e),
     }),

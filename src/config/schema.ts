@@ -116,6 +116,11 @@ export const environmentSchema = z
     ALLOWED_CHANNELS: list,
     ALLOWED_USERS: list,
     ADMIN_USERS: userIds('ADMIN_USERS'),
+    // Who may change a channel's settings besides ADMIN_USERS: the channel's members, or nobody.
+    SETTINGS_EDITORS: z
+      .enum(['members', 'admins'], { error: 'SETTINGS_EDITORS must be members (anyone in the channel) or admins (ADMIN_USERS only)' })
+      .optional()
+      .default('members'),
     MCP_CONFIG: optionalText,
     APPROVAL_TIMEOUT_MINUTES: int('APPROVAL_TIMEOUT_MINUTES', 60, 1, 10_080),
     USER_RATE_LIMIT_PER_MINUTE: int('USER_RATE_LIMIT_PER_MINUTE', 10, 0, 10_000),

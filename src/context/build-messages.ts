@@ -15,6 +15,7 @@ import type { ChatMessage } from '../core/chat';
 import type { ThreadFile } from '../core/thread-file';
 import type { BuiltContext, ContextInput } from './types';
 import { renderSystemPrompt } from './system-prompt';
+import { escapeXmlText } from './escape';
 import { renderFilesBlock } from './files-block';
 import { renderReminder } from './reminder';
 import { renderHistoryTurn, renderSpokenLine, type RenderedTurn } from './history';
@@ -36,7 +37,10 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
       `buildModelMessages: thread ${conversation.channelId}/${conversation.threadTs} must end with the current user turn, but it ${current ? 'ends with an assistant turn' : 'has no turns'}`,
     );
   }
-  const system: ChatMessage = { role: 'system', content: input.systemPrompt ?? renderSystemPrompt(input.botName) };
+  const system: ChatMessage = {
+    role: 'system',
+    content: withChannelInstructions(input.systemPrompt ?? renderSystemPrompt(input.botName), input.channelSettings?.extraInstructions),
+  };
   const systemTokens = countMessageTokens(system, model);
 
   // The current turn first: it is never dropped. Preloads get a bounded share of what is left.
@@ -46,6 +50,7 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
       now: input.now,
       timeZone: input.timeZone,
       channel: input.channel,
+      channelSettings: input.channelSettings?.applied,
       skills: input.skills,
       filesBlock,
       shownImages: images,
@@ -134,4 +139,14 @@ function checkBudget(input: ContextInput): number {
     );
   }
   return available;
+}
+
+/**
+ * A channel's extra instructions, after the base prompt: set by the channel's admins or members through the settings
+ * form, so they refine the base rules for that channel but are framed as theirs.
+ */
+export function withChannelInstructions(base: string, extra: string | undefined): string {
+  const text = extra?.trim();
+  if (!text) return base;
+  return `${base}\n\n<channel_instructions note="set for this channel in threadwise's channel settings; follow them unless they conflict with the rules above">\n${escapeXmlText(text)}\n</channel_instructions>`;
 }

@@ -12,6 +12,8 @@ export interface ReminderParts {
   now: Date;
   timeZone: string;
   channel: ChannelInfo;
+  /** "label: value" for each setting the channel chose itself; empty or absent = workspace defaults only. */
+  channelSettings?: readonly string[];
   skills: readonly SkillSummary[];
   /** The rendered files block (renderFilesBlock). */
   filesBlock: string;
@@ -24,6 +26,7 @@ export function renderReminder(parts: ReminderParts): string {
     '<context note="current state, refreshed for this message only">',
     `Current time: ${formatNow(parts.now, parts.timeZone)}`,
     describeChannel(parts.channel),
+    ...describeChannelSettings(parts.channelSettings),
     renderSkillsIndex(parts.skills),
     parts.filesBlock,
   ];
@@ -45,6 +48,12 @@ function describeChannel(channel: ChannelInfo): string {
   const name = channel.name ? `#${escapeInline(channel.name.replace(/^#/, ''))}` : 'a channel';
   const purpose = channel.purpose?.trim() ? ` (purpose: "${escapeInline(channel.purpose)}")` : '';
   return `Where: a thread in ${name}${purpose}`;
+}
+
+function describeChannelSettings(applied: readonly string[] | undefined): string[] {
+  if (applied === undefined) return [];
+  if (applied.length === 0) return ['Channel settings: none; the workspace defaults apply'];
+  return [`Channel settings in effect (the rest are the workspace defaults): ${applied.map((line) => escapeInline(line)).join('; ')}`];
 }
 
 function renderSkillsIndex(skills: readonly SkillSummary[]): string {

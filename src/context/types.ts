@@ -61,6 +61,11 @@ export interface ContextInput {
   /** IANA time zone, e.g. "Europe/Berlin". */
   timeZone: string;
   channel: ChannelInfo;
+  /**
+   * The channel's own settings for this run: its extra instructions (appended to the system prompt, which stays
+   * static per channel) and which settings it chose itself, as "label: value" lines for the `<context>` section.
+   */
+  channelSettings?: { extraInstructions: string; applied: string[] };
   currentImages?: CurrentImage[];
   /** Lines about images not shown, e.g. stored descriptions. Treated as data. */
   imageNotes?: string[];

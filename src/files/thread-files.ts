@@ -75,12 +75,15 @@ export function createThreadFiles(options: ThreadFilesOptions) {
   };
 
   return {
-    async open(threadId: number, messages: MessageWithFiles[], names: ReadonlyMap<string, string>) {
+    /** `limits`: the channel's settings for this run; the workspace's when absent. */
+    async open(threadId: number, messages: MessageWithFiles[], names: ReadonlyMap<string, string>, limits?: { preloadKb: number; maxImagesPerTurn: number }) {
       const { access, files } = await openAccess(threadId, messages, names);
+      const preloadKb = limits?.preloadKb ?? options.preloadKb;
+      const maxImages = limits?.maxImagesPerTurn ?? options.maxImagesPerTurn;
       return {
         access,
-        preloads: () => computePreloads(access, files, options.preloadKb),
-        images: (currentFileIds: string[]) => currentImages(access, currentFileIds),
+        preloads: () => computePreloads(access, files, preloadKb),
+        images: (currentFileIds: string[]) => currentImages(access, currentFileIds, maxImages),
         describeShown: (images: CurrentImage[]) => describeShown(access, images),
         subAgent: (recordStep: (step: RunStepRecord) => void) => createFileSubAgent({ model, files: access, recordStep }),
       };
@@ -92,7 +95,7 @@ export function createThreadFiles(options: ThreadFilesOptions) {
     },
   };
 
-  async function currentImages(access: FileAccess, fileIds: string[]) {
+  async function currentImages(access: FileAccess, fileIds: string[], maxImagesPerTurn: number) {
     const images = access.list().filter((file) => isImageFile(file));
     const descriptions = await findImageDescriptions(db, images.flatMap((f) => (f.slackFileId ? [f.slackFileId] : [])));
     const current = new Set(fileIds);
@@ -100,7 +103,7 @@ export function createThreadFiles(options: ThreadFilesOptions) {
     const notes: string[] = [];
     for (const file of images) {
       const description = file.slackFileId ? descriptions.get(file.slackFileId) : undefined;
-      const wantShown = current.has(file.id) && shown.length < options.maxImagesPerTurn && model.supportsImages();
+      const wantShown = current.has(file.id) && shown.length < maxImagesPerTurn && model.supportsImages();
       // A described image is shown only on the turn it arrived; afterwards its words stand in for it.
       if (wantShown && !description) {
         try {
@@ -111,17 +114,17 @@ export function createThreadFiles(options: ThreadFilesOptions) {
         }
         continue;
       }
-      const note = imageNote(file, description, current.has(file.id));
+      const note = imageNote(file, description, current.has(file.id), maxImagesPerTurn);
       if (note) notes.push(note);
     }
     return { images: shown, notes };
   }
 
-  function imageNote(file: ThreadFile, description: string | undefined, onThisTurn: boolean): string | undefined {
+  function imageNote(file: ThreadFile, description: string | undefined, onThisTurn: boolean, maxImagesPerTurn: number): string | undefined {
     if (description) return `${file.id} (${file.name}) shows: ${description}`;
     if (!onThisTurn) return undefined;
     if (!model.supportsImages()) return `${file.id} (${file.name}) is an image, and this model cannot see images; no description of it exists yet.`;
-    return `${file.id} (${file.name}) was not shown: at most ${options.maxImagesPerTurn} images are shown per message. load_file(${file.id}) shows it.`;
+    return `${file.id} (${file.name}) was not shown: at most ${maxImagesPerTurn} images are shown per message. load_file(${file.id}) shows it.`;
   }
 
   async function describeShown(access: FileAccess, images: CurrentImage[]) {

@@ -7,14 +7,14 @@ import type { BotIdentity } from '../conversation';
 import { summarizeRunSteps, type RunStepRecord } from '../core/run-step';
 import type { Logger } from '../logging/logger';
 import type { RunOutcome, RunRow } from '../store/run-store';
-import { answerWithAgent, skillsLoadedBy, type AgentDependencies } from './answer-with-agent';
+import { answerWithAgent, modelOf, skillsLoadedBy, type AgentDependencies } from './answer-with-agent';
 import { describeFailure } from './describe-failure';
 import { prepareTurn, type PrepareTurnDependencies } from './prepare-turn';
 import { resumeInterruptedRun } from './resume-run';
 import { RunInterrupted } from './run-interrupted';
 import { parkForApproval } from './park-for-approval';
 import { approvalSteps, parkedTurnOf } from './parked-turn';
-import type { OpenAnswerChannel, RunLedger, ThreadSource } from './seams';
+import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from './seams';
 
 export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDependencies, 'model' | 'contextWindow' | 'skills' | 'timeZone'> {
   bot: BotIdentity;
@@ -23,6 +23,10 @@ export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDepe
   ledger: RunLedger;
   /** The skills offered in the prompt (names and descriptions). */
   skillIndex: PrepareTurnDependencies['skills'];
+  /** The channel settings each run follows; absent: the workspace defaults everywhere (the terminal). */
+  settingsFor?: RunSettingsSource;
+  /** The context window of a model a channel chose instead of the workspace's (CONTEXT_WINDOW applies to that one). */
+  contextWindowOf?: (model: string) => number;
   logger: Logger;
 }
 
@@ -33,9 +37,15 @@ export function createRunExecutor(deps: RunDependencies) {
     if (!thread) return { status: 'failed', error: `thread ${run.threadId} no longer exists` };
     if (run.answerTs.length > 0) return { status: 'done' }; // answered before a crash; only the bookkeeping was lost
     const log = deps.logger.child({ runId: run.id, channel: thread.channelId, threadTs: thread.threadTs });
+    const settings = await deps.settingsFor?.(thread, run);
+    // The channel's model answers, and its name goes on the run's record.
+    const model = modelOf(deps, settings);
+    const contextWindow = model === deps.model ? deps.settings.contextWindow : (deps.contextWindowOf?.(model.name) ?? deps.settings.contextWindow);
+    const agentDeps = contextWindow === deps.settings.contextWindow ? deps : { ...deps, settings: { ...deps.settings, contextWindow } };
     const channel = deps.answers(
       {
         runId: run.id,
+        alsoToChannel: settings?.answerVisibility === 'thread_and_channel',
         channelId: thread.channelId,
         threadTs: thread.threadTs,
         triggerTs: run.triggerTs,
@@ -51,7 +61,7 @@ export function createRunExecutor(deps: RunDependencies) {
     // What the run cost, sub-agent steps included, on every outcome: a failed or cancelled run was paid for too.
     const totals = () => {
       const summed = summarizeRunSteps(steps);
-      return { model: deps.model.name, strategy: deps.model.strategy?.(), inputTokens: summed.inputTokens, outputTokens: summed.outputTokens };
+      return { model: model.name, strategy: model.strategy?.(), inputTokens: summed.inputTokens, outputTokens: summed.outputTokens };
     };
     // Nothing goes into the thread unless this worker still holds the run.
     const assertStillOwner = async () => {
@@ -66,14 +76,14 @@ export function createRunExecutor(deps: RunDependencies) {
         if ('outcome' in resumed) return resumed.outcome;
         messages = resumed.messages;
       }
-      const prepared = await prepareTurn(prepareDeps, thread, run, messages);
+      const prepared = await prepareTurn({ ...prepareDeps, model: model.name, contextWindow }, thread, run, messages, settings);
       if ('nothing' in prepared) {
         await channel.status.clear();
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps);
       if (resume) steps.push(...approvalSteps(resume.turn, { decided: resume.decisions }));
-      const result = await answerWithAgent(deps, prepared, channel, (step) => steps.push(step), signal, resume);
+      const result = await answerWithAgent(agentDeps, prepared, channel, (step) => steps.push(step), signal, resume, settings);
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
         steps.push(...approvalSteps(result.awaiting.turn, { requested: result.awaiting.calls }));

@@ -9,6 +9,7 @@ import type { RunStepRecord } from '../core/run-step';
 import { buildBudgetReport, fitToolResult, retryTokenLimit, toolResultLimit, trimRequestForRetry } from '../context';
 import type { SkillReader, ToolRegistry } from '../tools';
 import type { PreparedTurn } from './prepare-turn';
+import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { AnswerChannel } from './seams';
 
 /** Rotated by Slack's native status while the model thinks. */
@@ -29,8 +30,13 @@ export interface AgentSettings {
 export interface AgentDependencies {
   /** `strategy()` (function_calling or react) is recorded on the run when the model can say. */
   model: ChatModel & { strategy?(): string };
-  /** The tools offered in a channel: threadwise's own, and the MCP servers' enabled there. */
-  toolsFor(channelId: string): ToolRegistry;
+  /**
+   * The tools offered in a channel: threadwise's own, and the MCP servers' enabled there (only `mcpServers`, when
+   * the channel's settings name some).
+   */
+  toolsFor(channelId: string, options?: { mcpServers?: readonly string[] }): ToolRegistry;
+  /** The model a channel's settings chose (one of ALLOWED_MODELS); `model` when absent. */
+  modelFor?(name: string): ChatModel & { strategy?(): string };
   skills: SkillReader;
   settings: AgentSettings;
   now: () => number;
@@ -43,14 +49,16 @@ export async function answerWithAgent(
   recordStep: (step: RunStepRecord) => void,
   signal: AbortSignal,
   resume?: { turn: ParkedTurn; decisions: ReadonlyMap<string, ApprovalDecision> },
+  channelSettings?: Pick<EffectiveChannelSettings, 'model' | 'skills' | 'mcpServers'>,
 ) {
   const { files, built, budget } = prepared;
-  const { settings, model } = deps;
+  const { settings } = deps;
+  const model = modelOf(deps, channelSettings);
   return runAgentTurn({
     model,
     messages: built.messages,
-    registry: deps.toolsFor(prepared.channelId),
-    resources: { files: files.access, skills: deps.skills, subAgent: files.subAgent(recordStep) },
+    registry: deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }),
+    resources: { files: files.access, skills: offeredSkillReader(deps.skills, channelSettings?.skills), subAgent: files.subAgent(recordStep) },
     limits: {
       maxIterations: settings.maxIterations,
       toolTimeoutMs: settings.toolTimeoutMs,
@@ -77,6 +85,25 @@ export async function answerWithAgent(
     decisions: resume?.decisions,
     timeZone: settings.timeZone,
   });
+}
+
+/** The model the channel chose, where the composition root can make it; the workspace's otherwise. */
+export function modelOf(deps: Pick<AgentDependencies, 'model' | 'modelFor'>, channelSettings: { model?: string } | undefined) {
+  return channelSettings?.model && channelSettings.model !== deps.model.name && deps.modelFor ? deps.modelFor(channelSettings.model) : deps.model;
+}
+
+/** load_skill reads only the skills the channel offers; asking for another says so instead of reading it. */
+function offeredSkillReader(reader: SkillReader, offered: readonly string[] | undefined): SkillReader {
+  if (!offered) return reader;
+  return {
+    read: async (nameOrPath) => {
+      const name = nameOrPath.split('/')[0]!;
+      if (!offered.includes(name)) {
+        throw new Error(`The skill "${name}" is not offered in this channel (its settings offer: ${offered.join(', ') || 'none'}).`);
+      }
+      return reader.read(nameOrPath);
+    },
+  };
 }
 
 /** The skills a run loaded, by name, for the run's record. */

@@ -6,6 +6,7 @@ import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
 import { arrangeRunTurns } from './arrange-run-turns';
 import type { RunFiles, RunLedger, ThreadFiles, ThreadSource } from './seams';
+import { describeOverrides, type EffectiveChannelSettings } from '../config/channel-settings';
 
 export interface PrepareTurnDependencies {
   bot: BotIdentity;
@@ -37,9 +38,10 @@ export async function prepareTurn(
   thread: ThreadRow,
   run: RunRow,
   messages: SlackMessage[],
+  settings?: EffectiveChannelSettings,
 ): Promise<PreparedTurn | { nothing: string }> {
   const names = await deps.threads.names(userIdsToResolve(messages, deps.bot));
-  const files = await deps.files.open(thread.id, messages, names);
+  const files = await deps.files.open(thread.id, messages, names, settings && { preloadKb: settings.preloadKb, maxImagesPerTurn: settings.maxImagesPerTurn });
   const listed = files.access.list();
   const fileIdBySlackId = new Map(listed.filter((f) => f.slackFileId).map((f) => [f.slackFileId!, f.id]));
   const earlierRuns = await deps.ledger.earlierRuns(thread.id);
@@ -70,7 +72,7 @@ export async function prepareTurn(
     conversation,
     files: listed,
     preloads,
-    skills: deps.skills(),
+    skills: offeredSkills(deps.skills(), settings),
     now: new Date(deps.now()),
     timeZone: deps.timeZone,
     channel,
@@ -78,6 +80,7 @@ export async function prepareTurn(
     imageNotes: shown.notes,
     budget,
     model: deps.model,
+    channelSettings: settings && { extraInstructions: settings.extraInstructions, applied: describeOverrides(settings) },
   });
   return { channelId: thread.channelId, files, built, budget, shown };
 }
@@ -87,4 +90,11 @@ function currentTurnFileIds(turns: ConversationTurn[]): string[] {
   const ids: string[] = [];
   for (let i = turns.length - 1; i >= 0 && turns[i]!.role === 'user'; i--) ids.unshift(...turns[i]!.files.map((f) => f.id));
   return ids;
+}
+
+/** The skills the channel offers: all of them unless its settings name some. */
+export function offeredSkills(skills: SkillSummary[], settings: Pick<EffectiveChannelSettings, 'skills'> | undefined): SkillSummary[] {
+  if (!settings?.skills) return skills;
+  const offered = new Set(settings.skills);
+  return skills.filter((skill) => offered.has(skill.name));
 }

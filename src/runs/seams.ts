@@ -5,6 +5,7 @@
  * The implementations match these shapes without importing them; the composition root puts them together.
  */
 import type { ChannelInfo, CurrentImage } from '../context';
+import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { SlackMessage } from '../conversation';
 import type { ApprovalDecision, ApprovalPrompt } from '../core/approval';
 import type { RunStepRecord } from '../core/run-step';
@@ -72,6 +73,8 @@ export interface ApprovalRequestMessage {
 
 export interface AnswerTarget {
   runId: number;
+  /** The channel's answer visibility is "thread and channel": a short answer is also sent to the channel. */
+  alsoToChannel?: boolean;
   channelId: string;
   threadTs: string;
   /** The message that asked. */
@@ -115,8 +118,21 @@ export type ParkRequest = LedgerParkRequest & { turn: ParkedTurn };
 
 /** The thread's files, opened for one run. Nothing of it outlives the run. */
 export interface ThreadFiles {
-  open(threadId: number, messages: SlackMessage[], names: ReadonlyMap<string, string>): Promise<RunFiles>;
+  /** `limits`: the channel's preload and image settings (the workspace's when absent). */
+  open(threadId: number, messages: SlackMessage[], names: ReadonlyMap<string, string>, limits?: FileLimits): Promise<RunFiles>;
 }
+
+export interface FileLimits {
+  /** 0 = no preloads. */
+  preloadKb: number;
+  maxImagesPerTurn: number;
+}
+
+/**
+ * The settings a run follows, for its thread: the channel's (a DM follows the channel its asker was last looking at,
+ * when Slack told us; otherwise the workspace defaults). Resolved at the edge, handed to the run as data.
+ */
+export type RunSettingsSource = (thread: ThreadRow, run: RunRow) => Promise<EffectiveChannelSettings>;
 
 export interface RunFiles {
   /** What the tools use: ids, text, search, images. */

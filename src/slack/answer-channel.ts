@@ -23,9 +23,14 @@ export interface SlackAnswerChannelOptions {
   nameOf?: (userId: string) => string | undefined;
 }
 
+/** How long an answer may be to be "also sent to channel" where the channel's settings ask for it. */
+export const SHORT_ANSWER_CHARS = 700;
+
 export function createSlackAnswerChannels(client: WebClient, options: SlackAnswerChannelOptions): OpenAnswerChannel {
   return (target, hooks) => {
     const logger = options.logger.child({ runId: target.runId, channel: target.channelId, threadTs: target.threadTs });
+    // Only a message posted whole can be broadcast: such a channel's answers are posted at the end, not streamed.
+    const broadcast = target.alsoToChannel === true && !target.channelId.startsWith('D');
     return {
       status: createStatusIndicator(
         client,
@@ -36,7 +41,8 @@ export function createSlackAnswerChannels(client: WebClient, options: SlackAnswe
         client,
         { channel: target.channelId, threadTs: target.threadTs, recipientUserId: target.recipientUserId, recipientTeamId: target.recipientTeamId },
         {
-          stream: options.stream,
+          stream: options.stream && !broadcast,
+          broadcastUpTo: broadcast ? SHORT_ANSWER_CHARS : undefined,
           logger,
           nameOf: options.nameOf,
           onMessage: async (ts) => {

@@ -18,7 +18,10 @@ export interface ListenerDependencies {
   db: Database;
   intake: Intake;
   bot: BotIdentity;
-  replyWithoutMention: boolean;
+  /** The channel's "reply without mention" setting (its own, or the workspace default). */
+  replyWithoutMention: (teamId: string | undefined, channelId: string) => Promise<boolean>;
+  /** `/ask <word>` handled elsewhere (e.g. `settings` → the settings form), by word. */
+  subcommands?: Record<string, (command: SlashCommandArgs) => Promise<void>>;
   skills: () => SkillSummary[];
   /** The tools offered in a channel, for `/ask tools`. */
   tools: (channelId: string) => ToolListing[];
@@ -31,7 +34,7 @@ export interface ListenerDependencies {
 const CANCEL_REACTIONS = new Set(['x', 'octagonal_sign', 'no_entry', 'stop_sign']);
 
 export const ASK_USAGE =
-  'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…); `/ask tools` lists the tools I can use here. You can also @mention me in any thread.';
+  'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…); `/ask tools` lists the tools I can use here; `/ask settings` changes how I behave in this channel. You can also @mention me in any thread.';
 
 /**
  * The part of Bolt's App the listeners register on, by shape: only the composition root imports Bolt, and hands
@@ -52,11 +55,15 @@ export interface SlackListenerHost {
   action(actionId: string, listener: (args: { ack(): Promise<void>; action: unknown; body: any; client: WebClient }) => Promise<void>): unknown;
 }
 
+export type SlashCommandArgs = Parameters<Parameters<SlackListenerHost['command']>[1]>[0] & { command: { trigger_id?: string } };
+
 export function registerListeners(app: SlackListenerHost, deps: ListenerDependencies): void {
   const onMessage = async ({ event, body, context }: { event: unknown; body: unknown; context: { deliveryId?: string } }) => {
-    const trigger = decideTrigger(event as IncomingMessage, deps.bot, deps.replyWithoutMention);
+    const trigger = decideTrigger(event as IncomingMessage, deps.bot, true);
     if (!trigger) return;
     const envelope = body as { event_id?: string; team_id?: string };
+    // Only a follow-up without a mention depends on the channel's setting: look it up (cached) for those alone.
+    if (trigger.needsEngagedThread && !(await deps.replyWithoutMention(trigger.teamId ?? envelope.team_id, trigger.channelId))) return;
     deps.intake.submit({
       eventId: envelope.event_id,
       trigger: { ...trigger, teamId: trigger.teamId ?? envelope.team_id },
@@ -67,8 +74,15 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
 
-  app.command('/ask', async ({ command, ack, respond, client }) => {
+  app.command('/ask', async (args) => {
+    const { command, ack, respond, client } = args;
     const question = command.text.trim();
+    const subcommand = deps.subcommands?.[question.toLowerCase()];
+    if (subcommand) {
+      await ack();
+      await subcommand(args);
+      return;
+    }
     if (!question || question === 'help') {
       await ack();
       await respond({ response_type: 'ephemeral', text: ASK_USAGE });

@@ -379,3 +379,35 @@ export const replicas = pgTable('replicas', {
   id: text('id').primaryKey(),
   heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Reaction triggers that already started a run: one row per message and emoji, so a reaction added again (or
+ * delivered again by Slack, or removed and re-added) starts nothing more, on any replica.
+ */
+export const reactionTriggerClaims = pgTable(
+  'reaction_trigger_claims',
+  {
+    channelId: text('channel_id').notNull(),
+    messageTs: text('message_ts').notNull(),
+    reaction: text('reaction').notNull(),
+    /** Who reacted first: the run is theirs. */
+    userId: text('user_id').notNull(),
+    claimedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.channelId, t.messageTs, t.reaction] })],
+);
+
+/**
+ * The channel each person was last looking at while threadwise's agent view was open (assistant_thread_started,
+ * assistant_thread_context_changed, app_context_changed): their DMs with threadwise use that channel's settings.
+ */
+export const userAppContext = pgTable(
+  'user_app_context',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    channelId: text('channel_id').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
+);

@@ -62,4 +62,14 @@ describe('loadConfig', () => {
       'APPROVAL_TIMEOUT_MINUTES must be a whole number from 1 to 10080 (got "0")',
     ]);
   });
+
+  it('reads SETTINGS_EDITORS (members by default, or admins) and refuses anything else with a sentence', () => {
+    const byDefault = loadConfig(minimal);
+    expect(byDefault.ok && byDefault.config.slack.settingsEditors).toBe('members');
+    const admins = loadConfig({ ...minimal, SETTINGS_EDITORS: 'admins' });
+    expect(admins.ok && admins.config.slack.settingsEditors).toBe('admins');
+    const wrong = loadConfig({ ...minimal, SETTINGS_EDITORS: 'everyone' });
+    expect(wrong.ok).toBe(false);
+    if (!wrong.ok) expect(wrong.problems).toEqual([expect.stringMatching(/^SETTINGS_EDITORS must be members \(anyone in the channel\) or admins/)]);
+  });
 });

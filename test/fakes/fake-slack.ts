@@ -118,7 +118,7 @@ type ApiResult = { ok: true; [key: string]: unknown } | { ok: false; error: stri
 type Method = (args: Record<string, any>) => ApiResult;
 
 /** Fields web-api JSON-stringifies into a form field; parsed back so tests assert on objects. */
-const JSON_FIELDS = new Set(['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages', 'unfurls', 'user_auth_blocks', 'files']);
+const JSON_FIELDS = new Set(['blocks', 'attachments', 'chunks', 'metadata', 'loading_messages', 'unfurls', 'user_auth_blocks', 'files', 'view', 'prompts']);
 
 function decodeArgs(contentType: string, raw: Buffer): Record<string, any> {
   const text = raw.toString('utf8');
@@ -187,6 +187,19 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   users.set(botUserId, { id: botUserId, name: botName, realName: botName, isBot: true, botId });
 
   const ok = (fields: Record<string, unknown> = {}): ApiResult => ({ ok: true, ...fields });
+  let viewCount = 0;
+  /** Channels the bot is a member of (users.conversations): every channel added that is not a DM. */
+  const memberOf: string[] = [];
+  const dmChannelOf = (user: string) => `D${user.slice(1)}`;
+  /** Slack's view limits that matter here: a known type, a title for modals, at most 100 blocks (modals and home). */
+  const checkView = (view: unknown, types: string[]): ApiResult | undefined => {
+    const v = view as { type?: string; title?: unknown; blocks?: unknown[] } | undefined;
+    if (!v || typeof v !== 'object') return fail('invalid_arguments', 'missing required field: view');
+    if (!types.includes(v.type ?? '')) return fail('invalid_arguments', `view.type must be ${types.join(' or ')}`);
+    if (v.type === 'modal' && !v.title) return fail('invalid_arguments', 'a modal needs a title');
+    if (!Array.isArray(v.blocks) || v.blocks.length > 100) return fail('invalid_blocks', 'a view holds 1 to 100 blocks');
+    return undefined;
+  };
   const fail = (error: string, detail?: string): ApiResult =>
     detail ? { ok: false, error, response_metadata: { messages: [`[ERROR] ${detail}`] } } : { ok: false, error };
 
@@ -355,7 +368,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
 
     'chat.postMessage': (args) => {
-      const channel = str(args.channel);
+      // A user id as the channel posts in the app's DM with that user; Slack answers with the DM's id.
+      const channel = /^[UW]/.test(str(args.channel) ?? '') ? dmChannelOf(str(args.channel)!) : str(args.channel);
       if (!channel) return fail('channel_not_found');
       const text = typeof args.text === 'string' ? args.text : '';
       if (!text && !Array.isArray(args.blocks) && !Array.isArray(args.attachments)) return fail('no_text');
@@ -445,6 +459,32 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       if (message.reactions!.length === 0) delete message.reactions;
       return ok();
     },
+
+    'assistant.threads.setSuggestedPrompts': (args) => {
+      if (!str(args.channel_id)) return fail('invalid_arguments', 'missing required field: channel_id');
+      if (!Array.isArray(args.prompts) || args.prompts.length === 0 || args.prompts.length > 4) return fail('invalid_arguments', 'prompts must hold 1 to 4 prompts');
+      for (const prompt of args.prompts) if (!prompt?.title || !prompt?.message) return fail('invalid_arguments', 'each prompt needs a title and a message');
+      return ok();
+    },
+
+    'assistant.threads.setTitle': (args) => {
+      if (!str(args.channel_id) || !str(args.thread_ts)) return fail('invalid_arguments', 'missing required field: channel_id or thread_ts');
+      if (!str(args.title)) return fail('invalid_arguments', 'missing required field: title');
+      return ok();
+    },
+
+    'views.open': (args) => {
+      if (!str(args.trigger_id)) return fail('invalid_arguments', 'missing required field: trigger_id');
+      return checkView(args.view, ['modal']) ?? ok({ view: { id: `V${++viewCount}`, ...args.view } });
+    },
+
+    'views.publish': (args) => {
+      if (!str(args.user_id)) return fail('invalid_arguments', 'missing required field: user_id');
+      return checkView(args.view, ['home']) ?? ok({ view: { id: `V${++viewCount}`, ...args.view } });
+    },
+
+    'users.conversations': () =>
+      ok({ channels: memberOf.map((id) => ({ id, name: store.channelInfo(id)?.name ?? id, is_channel: true })), response_metadata: { next_cursor: '' } }),
 
     'assistant.threads.setStatus': (args) => {
       const channel = str(args.channel_id);
@@ -612,6 +652,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     addChannel(channel) {
       store.addChannel(channel);
+      if (!channel.isIm && !channel.id.startsWith('D') && !memberOf.includes(channel.id)) memberOf.push(channel.id);
     },
     addMessage(channel, input) {
       const message: StoredMessage = { type: 'message', ts: input.ts ?? store.nextTs(), text: input.text, team: teamId };

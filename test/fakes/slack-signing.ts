@@ -241,3 +241,86 @@ export function buttonClick(input: ButtonClickInput) {
     actions: [{ type: 'button', action_ts: '1700000999.000100', ...input.action }],
   };
 }
+
+// ---- surfaces beyond messages: forms, shortcuts, reactions, agent view, App Home ----
+
+interface Workspace {
+  teamId: string;
+  appId: string;
+}
+
+/** What Slack posts when someone submits a modal: `values` as block_id → action_id → element state. */
+export function viewSubmission(input: { slack: Workspace; user: string; callbackId: string; privateMetadata: string; values: Record<string, Record<string, unknown>> }) {
+  return {
+    type: 'view_submission',
+    team: { id: input.slack.teamId, domain: 'fake' },
+    user: { id: input.user, username: input.user.toLowerCase(), team_id: input.slack.teamId },
+    api_app_id: input.slack.appId,
+    token: 'fake-verification-token',
+    trigger_id: '2.3.4',
+    view: {
+      id: 'V0FORM',
+      team_id: input.slack.teamId,
+      type: 'modal',
+      callback_id: input.callbackId,
+      private_metadata: input.privateMetadata,
+      state: { values: input.values },
+      hash: '1.abc',
+      title: { type: 'plain_text', text: 'Form' },
+      blocks: [],
+    },
+    response_urls: [],
+  };
+}
+
+/** A message shortcut ("⋯ → Ask threadwise") on a message. */
+export function messageShortcut(input: { slack: Workspace; user: string; callbackId: string; channel: string; message: { ts: string; thread_ts?: string; user?: string; text?: string } }) {
+  return {
+    type: 'message_action',
+    callback_id: input.callbackId,
+    trigger_id: '3.4.5',
+    action_ts: '1700000999.000300',
+    team: { id: input.slack.teamId, domain: 'fake' },
+    user: { id: input.user, name: input.user.toLowerCase(), team_id: input.slack.teamId },
+    channel: { id: input.channel, name: 'general' },
+    message: { type: 'message', text: '', ...input.message },
+    response_url: 'https://hooks.slack.com/app/fake',
+    token: 'fake-verification-token',
+    api_app_id: input.slack.appId,
+  };
+}
+
+/** A global shortcut (from the composer's shortcuts menu or search). */
+export function globalShortcut(input: { slack: Workspace; user: string; callbackId: string }) {
+  return {
+    type: 'shortcut',
+    callback_id: input.callbackId,
+    trigger_id: '4.5.6',
+    action_ts: '1700000999.000400',
+    team: { id: input.slack.teamId, domain: 'fake' },
+    user: { id: input.user, username: input.user.toLowerCase(), team_id: input.slack.teamId },
+    token: 'fake-verification-token',
+    api_app_id: input.slack.appId,
+  };
+}
+
+export function reactionAddedEvent(input: { user: string; reaction: string; channel: string; ts: string; itemUser?: string }) {
+  return { type: 'reaction_added', user: input.user, reaction: input.reaction, item: { type: 'message', channel: input.channel, ts: input.ts }, item_user: input.itemUser, event_ts: `${Date.now() / 1000}` };
+}
+
+export function assistantThreadStartedEvent(input: { user: string; dmChannel: string; threadTs: string; contextChannel?: string; teamId?: string }) {
+  return {
+    type: 'assistant_thread_started',
+    assistant_thread: {
+      user_id: input.user,
+      context: input.contextChannel ? { channel_id: input.contextChannel, team_id: input.teamId ?? 'T0TEAM', enterprise_id: null } : {},
+      channel_id: input.dmChannel,
+      thread_ts: input.threadTs,
+    },
+    event_ts: input.threadTs,
+  };
+}
+
+export function appHomeOpenedEvent(input: { user: string; tab?: 'home' | 'messages' }) {
+  return { type: 'app_home_opened', user: input.user, channel: `D${input.user.slice(1)}`, tab: input.tab ?? 'home', event_ts: `${Date.now() / 1000}` };
+}

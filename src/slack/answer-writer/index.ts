@@ -44,6 +44,11 @@ export interface AnswerWriterOptions {
   clock?: Clock;
   /** A person's display name, so a `<@U…>` the model writes reads "@Ana" (without pinging Ana). */
   nameOf?: (userId: string) => string | undefined;
+  /**
+   * "Also send to channel": an answer of at most this many characters is posted as a thread reply broadcast to the
+   * channel (reply_broadcast). Needs `stream: false` — a streamed message cannot be broadcast once it exists.
+   */
+  broadcastUpTo?: number;
 }
 
 /** Well under Slack's 12,000-character markdown limit, leaving room for a note under the answer. */
@@ -72,6 +77,8 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
   let state = initialState(config);
   let cancelTimer: (() => void) | undefined;
   let queue: Promise<void> = Promise.resolve();
+  /** Set by a finish short enough to go to the channel too: its first post is broadcast. */
+  let broadcastNextPost = false;
   /** What the last finish or fail came to, set by its resolve or reject effect. */
   let outcome: { messages: string[] } | { error: unknown } | undefined;
   const takeOutcome = () => {
@@ -169,7 +176,16 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
         });
         return undefined;
       case 'post': {
-        const posted = await client.chat.postMessage({ channel, thread_ts: threadTs, text: effect.message.text, blocks: effect.message.blocks, unfurl_links: false });
+        const broadcast = broadcastNextPost;
+        broadcastNextPost = false;
+        const posted = await client.chat.postMessage({
+          channel,
+          thread_ts: threadTs,
+          text: effect.message.text,
+          blocks: effect.message.blocks,
+          unfurl_links: false,
+          reply_broadcast: broadcast,
+        });
         return posted.ts;
       }
       case 'edit':
@@ -196,7 +212,10 @@ export function createAnswerWriter(client: WebClient, target: AnswerTarget, opti
     append: (delta) => applyNow({ type: 'append', delta }),
     breakParagraph: () => applyNow({ type: 'break' }),
     discardSinceBreak: () => applyNow({ type: 'discard' }),
-    finish: (answer, { runId, note }) => end({ type: 'finish', answer, note, footer: [feedbackBlock(runId)] }),
+    finish: (answer, { runId, note }) => {
+      if (options.broadcastUpTo !== undefined && !options.stream && answer.length <= options.broadcastUpTo) broadcastNextPost = true;
+      return end({ type: 'finish', answer, note, footer: [feedbackBlock(runId)] });
+    },
     fail: (sentence) => end({ type: 'fail', sentence }),
   };
 }

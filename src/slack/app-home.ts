@@ -1,0 +1,138 @@
+/**
+ * threadwise's Home tab, published on every app_home_opened: what it is and how to ask, the channels it is in with
+ * their settings, the person's own recent questions (linked to their threads), the skills and tools it has, and for
+ * ADMIN_USERS the last seven days' usage.
+ */
+import type { WebClient } from '@slack/web-api';
+import { describeOverrides, type EffectiveChannelSettings } from '../config/channel-settings';
+import type { Logger } from '../logging/logger';
+import type { SkillSummary } from '../skills/types';
+import { homeUsageTotalsSince, recentQuestionsOf, type RecentQuestion, type UsageTotals } from '../store/app-home-store';
+import type { Database } from '../store/database';
+import { escapeMrkdwn } from './format/escape-mrkdwn';
+import type { ToolListing } from './format-tool-list';
+
+export interface AppHomeDependencies {
+  db: Database;
+  settingsFor: (teamId: string, channelId: string) => Promise<EffectiveChannelSettings>;
+  skills: () => SkillSummary[];
+  /** Every tool threadwise has (its own and the MCP servers'), whichever channel enables them. */
+  tools: () => ToolListing[];
+  admins: readonly string[];
+  botName: string;
+  now: () => number;
+  logger: Logger;
+}
+
+export interface AppHomeHost {
+  event(name: 'app_home_opened', listener: (args: { event: any; body: any; client: WebClient }) => Promise<void>): unknown;
+}
+
+const WEEK_MS = 7 * 24 * 60 * 60_000;
+const MAX_CHANNELS = 15;
+
+export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): void {
+  app.event('app_home_opened', async ({ event, body, client }) => {
+    if (event.tab !== 'home' || !event.user) return;
+    const user: string = event.user;
+    const teamId: string = body.team_id ?? '';
+    try {
+      const [channels, recent, usage] = await Promise.all([
+        channelsWithSettings(client, deps, teamId),
+        recentWithLinks(client, deps, user),
+        deps.admins.includes(user) ? homeUsageTotalsSince(deps.db, new Date(deps.now() - WEEK_MS)) : Promise.resolve(undefined),
+      ]);
+      await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools() }) as never } });
+    } catch (error) {
+      deps.logger.warn('could not publish the home tab', { user, error });
+    }
+  });
+}
+
+interface ChannelLine {
+  id: string;
+  name: string;
+  settings: string[];
+}
+
+async function channelsWithSettings(client: WebClient, deps: AppHomeDependencies, teamId: string): Promise<ChannelLine[]> {
+  const listed = await client.users.conversations({ types: 'public_channel,private_channel', exclude_archived: true, limit: 200 }).catch(() => undefined);
+  const channels = (listed?.channels ?? []).filter((c) => c.id).slice(0, MAX_CHANNELS);
+  return Promise.all(
+    channels.map(async (channel) => ({ id: channel.id!, name: channel.name ?? channel.id!, settings: describeOverrides(await deps.settingsFor(teamId, channel.id!)) })),
+  );
+}
+
+async function recentWithLinks(client: WebClient, deps: AppHomeDependencies, user: string): Promise<Array<RecentQuestion & { link?: string }>> {
+  const recent = await recentQuestionsOf(deps.db, user, 5);
+  return Promise.all(
+    recent.map(async (question) => ({
+      ...question,
+      link: await client.chat
+        .getPermalink({ channel: question.channelId, message_ts: question.triggerTs })
+        .then((found) => found.permalink)
+        .catch(() => undefined),
+    })),
+  );
+}
+
+export interface HomeContent {
+  botName: string;
+  channels: ChannelLine[];
+  recent: Array<RecentQuestion & { link?: string }>;
+  /** Only for admins. */
+  usage?: UsageTotals;
+  skills: SkillSummary[];
+  tools: ToolListing[];
+}
+
+export function renderHome(content: HomeContent): unknown[] {
+  const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 3000) } });
+  const header = (text: string) => ({ type: 'header', text: { type: 'plain_text', text } });
+  const blocks: unknown[] = [
+    header(`${content.botName}`),
+    section(
+      `An AI agent that lives in your threads: it reads the whole thread and the files shared in it, and answers in place.\n• @mention me in any thread, DM me, or use \`/ask <question>\`\n• On any message: ⋯ → *Ask threadwise* answers in its thread\n• \`/ask settings\` in a channel changes how I behave there`,
+    ),
+    { type: 'divider' },
+    header('Channels I’m in'),
+  ];
+  if (content.channels.length === 0) blocks.push(section('None yet — invite me with `/invite @' + content.botName + '`.'));
+  for (const channel of content.channels) {
+    const settings = channel.settings.length ? channel.settings.map((line) => escapeMrkdwn(line)).join(' · ') : 'workspace defaults';
+    blocks.push(section(`<#${channel.id}> — ${settings}`));
+  }
+  blocks.push({ type: 'divider' }, header('Your recent questions'));
+  if (content.recent.length === 0) blocks.push(section('You haven’t asked me anything yet.'));
+  else {
+    blocks.push(
+      section(
+        content.recent
+          .map((q) => {
+            const when = q.createdAt.toISOString().slice(0, 16).replace('T', ' ');
+            const label = q.channelId.startsWith('D') ? 'in our DM' : `in <#${q.channelId}>`;
+            return `• ${q.link ? `<${q.link}|${when} UTC>` : `${when} UTC`} ${label} — ${q.status}`;
+          })
+          .join('\n'),
+      ),
+    );
+  }
+  blocks.push({ type: 'divider' }, header('Skills and tools'));
+  blocks.push(section(content.skills.length ? content.skills.map((s) => `• *${escapeMrkdwn(s.name)}* — ${escapeMrkdwn(s.description)}`).join('\n') : 'No skills installed.'));
+  blocks.push(
+    section(
+      content.tools.length
+        ? content.tools.map((t) => `• \`${t.name}\`${t.needsApproval ? ' (asks for approval)' : ''}`).join('\n')
+        : 'No tools.',
+    ),
+  );
+  if (content.usage) {
+    const u = content.usage;
+    blocks.push(
+      { type: 'divider' },
+      header('Usage, last 7 days (admins only)'),
+      section(`*${u.runs}* runs · *${u.failures}* failed · *${(u.inputTokens + u.outputTokens).toLocaleString('en')}* tokens (${u.inputTokens.toLocaleString('en')} in, ${u.outputTokens.toLocaleString('en')} out)`),
+    );
+  }
+  return blocks;
+}
