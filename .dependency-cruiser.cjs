@@ -6,7 +6,7 @@
  */
 const tiers = [
   ['app'], // composition root: builds the clients and wires the parts together
-  ['slack', 'terminal'], // edges: Slack in and out; the terminal (and the evals' threads) in Slack's place
+  ['slack', 'terminal', 'console'], // edges: Slack in and out; the terminal (and the evals' threads) in Slack's place; the operator console
   ['runs'], // one run: read → prepare → agent → deliver
   ['conversation'],
   ['files'],

@@ -2,7 +2,7 @@
  * `npm start`: validate the environment, start threadwise, stop gracefully on SIGTERM/SIGINT.
  * Every start-up problem is one line on stderr naming what to fix, and a non-zero exit — never a stack trace.
  */
-import { loadConfig } from './config';
+import { loadConfig, redactUrlCredentials } from './config';
 import { startThreadwise, StartupError } from './app/index';
 import { lowerHelperThreadsPriority } from './runtime/thread-priority.mjs';
 
@@ -50,6 +50,7 @@ try {
     error instanceof StartupError
       ? error.message
       : `could not start: ${error instanceof Error ? error.message : String(error)}`;
-  process.stderr.write(`threadwise: ${message}\n`);
+  // One line, and never a credential: driver messages may quote the URL they were given.
+  process.stderr.write(`threadwise: ${redactUrlCredentials(message).split('\n')[0]}\n`);
   process.exit(1);
 }

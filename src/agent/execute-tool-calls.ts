@@ -3,7 +3,7 @@ import { raceWithSignal } from '../core/abort';
 import type { ToolRegistry } from '../tools/registry';
 import type { Tool, ToolContext } from '../tools/tool';
 import { parseLenientJson, parseToolArguments } from '../tools/parse-arguments';
-import type { RunStepRecord } from '../core/run-step';
+import { previewOfResult, type RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
 import { errorCode } from '../core/errors';
 import { toolFailureContent, toolFailureSummary, type ToolFailure, type ToolFailureKind } from '../core/tool-failure';
@@ -143,6 +143,8 @@ function record(input: ExecuteToolCallsInput, outcome: ToolCallOutcome, args: un
     resultChars: outcome.content.length,
     durationMs: input.now() - started,
     error: outcome.failure && toolFailureSummary(outcome.failure),
+    startedAt: started,
+    resultPreview: previewOfResult(outcome.content),
   });
   return outcome;
 }

@@ -229,7 +229,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
     // Only calls that may still use tools are cut at the deadline; the final call must be allowed to answer.
     const deadline = final ? undefined : AbortSignal.timeout(Math.max(1, input.limits.deadline - input.now()));
     const step = (fields: Partial<RunStepRecord>) =>
-      recordStep({ kind: kinds.model, name: input.model.name, iteration, durationMs: input.now() - started, ...fields });
+      recordStep({ kind: kinds.model, name: input.model.name, iteration, durationMs: input.now() - started, startedAt: started, ...fields });
     try {
       const response = await input.model.complete({
         messages,

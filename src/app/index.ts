@@ -19,11 +19,14 @@ import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceive
 import { recoverQuestions, registerListeners, type ListenerDependencies } from '../slack/listeners';
 import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
 import { createRecordedDeliveries } from './recorded-deliveries';
+import { validatePayloadsAtTheEdge } from './validated-payloads';
+import { sweepExpiredContent } from '../store/retention';
 import { createSlackThreadSource } from '../slack/thread-reader';
 import { createSlackAnswerChannels } from '../slack/answer-channel';
 import { createRunLedger } from '../store/run-ledger';
 import type { DatabaseHandle } from '../store/database';
-import { DatabaseUnreachableError, openDatabaseWhenReachable } from './database/wait-for-database';
+import { openDatabaseWhenReachable } from './database/wait-for-database';
+import { checkSlackTokens } from './check-slack';
 import { pruneDedupeRecords } from '../store/event-store';
 import { createThreadFiles } from '../files/thread-files';
 import { createSlackFileSource } from '../files/slack-file-source';
@@ -47,6 +50,8 @@ import { registerAgentView } from '../slack/agent-view';
 import { registerAppHome } from '../slack/app-home';
 import type { ConfiguredChatModel } from './create-chat-model';
 import { contextWindowFor } from '../config/models';
+import { startOperatorConsole } from './operator-console';
+import { createTracing } from './tracing/otel-run-observer';
 
 export { StartupError };
 
@@ -69,6 +74,9 @@ export interface StartOptions {
   database?: DatabaseHandle;
   /** How often waiting approvals are checked for expiry (tests); default 15 s. */
   approvalSweepMs?: number;
+  /** How often housekeeping (dedupe pruning, the retention sweep) runs, and when first after start (tests). */
+  housekeepingMs?: number;
+  firstHousekeepingMs?: number;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -80,6 +88,8 @@ export interface RunningThreadwise {
   database: DatabaseHandle;
   /** A channel's effective settings as this replica sees them now (its cache included). */
   settingsFor(teamId: string, channelId: string): Promise<EffectiveChannelSettings>;
+  /** The operator console's address, when CONSOLE_PORT is set. */
+  consoleUrl?: string;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -92,9 +102,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     options.logger ??
     createLogger({
       level: config.logLevel,
-      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, ...mcpConfig.config.secrets],
+      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpConfig.config.secrets],
+      messageText: config.logMessageText,
     });
   const now = options.now ?? Date.now;
+  // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
+  await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
   let database: DatabaseHandle;
   try {
@@ -103,10 +116,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       (await openDatabaseWhenReachable(
         config.storage.databaseUrl ? { driver: 'postgres', url: config.storage.databaseUrl } : { driver: 'pglite', dataDir: config.storage.dataDir },
         logger,
+        config.storage.databaseWaitMs,
       ));
   } catch (error) {
     skills.close();
-    if (error instanceof DatabaseUnreachableError) throw new StartupError(error.message);
     throw error;
   }
   const ownsDatabase = !options.database;
@@ -158,13 +171,14 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     clientOptions,
     deferInitialization: true,
   });
+  validatePayloadsAtTheEdge(app, logger.child({ component: 'slack' }));
   try {
     await app.init();
   } catch (error) {
     if (ownsDatabase) await database.close();
     await mcp?.close();
     skills.close();
-    throw new StartupError(`Slack refused the bot token (${describeSlackError(error)}). Check SLACK_BOT_TOKEN and SLACK_API_URL.`);
+    throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
   }
   const identity = await app.client.auth.test();
   const bot: BotIdentity = { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
@@ -216,6 +230,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     }
     return chosen;
   };
+  // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
+  const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
   const execute = createRunExecutor({
     bot,
     threads,
@@ -232,6 +248,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     settings: agentSettings(config, { stream: true }),
     now,
     logger,
+    prices: config.prices,
+    observer: tracing?.observer,
   });
   const worker = createRunWorker({
     db: database.db,
@@ -248,11 +266,18 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     policy: {
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,
+      allowDirectMessages: config.slack.allowDirectMessages,
       userRateLimitPerMinute: config.slack.userRateLimitPerMinute,
+      dailyLimits: { userUsd: config.limits.dailyUserUsd, channelUsd: config.limits.dailyChannelUsd },
     },
     onQueued: () => worker.wake(),
     onRefusedByDatabase: ({ deliveryIds }) => deliveryIds.forEach((id) => recorded?.onDelivered(id)),
     onRefused: async (trigger, refusal) => {
+      // Over a daily limit: said in the thread, so everyone there knows why no answer comes.
+      if ('inThread' in refusal) {
+        await app.client.chat.postMessage({ channel: trigger.channelId, thread_ts: trigger.threadTs, text: refusal.message, unfurl_links: false });
+        return;
+      }
       await app.client.chat.postEphemeral({
         channel: trigger.channelId,
         user: trigger.userId,
@@ -261,10 +286,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       });
     },
     onFiles: (trigger, threadId) => {
-      void threads
-        .messages(trigger.channelId, trigger.threadTs)
-        .then((messages) => files.prefetch(threadId, messages))
-        .catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+      void (async () => {
+        const messages = await threads.messages(trigger.channelId, trigger.threadTs);
+        // With the authors' names, as a run registers them: files read ahead of time are not "from someone".
+        const authors = messages.flatMap((message) => (message.files?.length && message.user ? [message.user] : []));
+        await files.prefetch(threadId, messages, await threads.names([...new Set(authors)]));
+      })().catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
   const settingsSurface = {
@@ -342,14 +369,36 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
   // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
   countTokens('threadwise', model.name);
+  let operatorConsole: Awaited<ReturnType<typeof startOperatorConsole>>;
+  try {
+    operatorConsole = await startOperatorConsole(config, { database, logger, mcp, extractor, intake, worker, now });
+  } catch (error) {
+    await app.stop().catch(() => {});
+    healthServer?.close();
+    await extractor.close();
+    await mcp?.close();
+    skills.close();
+    if (ownsDatabase) await database.close();
+    throw new StartupError(error instanceof Error ? error.message : String(error));
+  }
   worker.start();
   // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
   await recorded.start();
-  // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
-  const pruning = setInterval(() => {
+  const housekeeping = () => {
+    // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
     pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
-  }, 60 * 60_000);
+    if (config.retentionDays > 0) {
+      sweepExpiredContent(database.db, config.retentionDays).then(
+        (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
+        (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
+      );
+    }
+  };
+  const pruning = setInterval(housekeeping, options.housekeepingMs ?? HOUSEKEEPING_MS);
   pruning.unref();
+  // And once at start, shortly after: a process restarted more often than hourly still sweeps.
+  const firstSweep = setTimeout(housekeeping, options.firstHousekeepingMs ?? 10_000);
+  firstSweep.unref();
   // Tool calls nobody decided in time: any replica may expire them (each expires once), and the run carries on.
   const expiring = setInterval(() => {
     expireWaitingApprovals(app.client, approvalDeps).catch((error) => logger.warn('could not expire waiting approvals', { error }));
@@ -362,18 +411,22 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     bot,
     database,
     settingsFor: (teamId, channelId) => channelSettings.settingsFor(teamId, channelId),
+    consoleUrl: operatorConsole?.url,
     async stop(graceMs = config.shutdownGraceMs) {
       const deadline = Date.now() + graceMs;
       clearInterval(pruning);
+      clearTimeout(firstSweep);
       clearInterval(expiring);
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
       healthServer?.close();
+      await operatorConsole?.close();
       // Messages already acknowledged get the grace period to reach the database (it may be down right now).
       const lost = await intake.drain(graceMs);
       if (lost > 0) logger.warn('stopped with acknowledged messages not yet runs; their recorded deliveries are replayed by the next start', { lost });
       await recorded!.stop();
       await worker.stop(Math.max(0, deadline - Date.now()));
+      await tracing?.shutdown().catch((error) => logger.warn('could not send the last traces', { error }));
       await extractor.close();
       await mcp?.close();
       skills.close();
@@ -381,6 +434,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     },
   };
 }
+
+/** How often dedupe records are pruned and content past RETENTION_DAYS is swept. */
+const HOUSEKEEPING_MS = 60 * 60_000;
 
 /** How often waiting approvals are checked for expiry. */
 const APPROVAL_SWEEP_MS = 15_000;

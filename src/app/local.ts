@@ -13,6 +13,7 @@ import { createDocumentExtractor } from '../files/extract';
 import { createLocalFileSource } from '../files/local-file-source';
 import { createThreadFiles } from '../files/thread-files';
 import type { Logger } from '../logging/logger';
+import { sweepExpiredContent } from '../store/retention';
 import { createRunExecutor } from '../runs/answer-run';
 import { loadSkillLibrary, SkillLoadError } from '../skills';
 import { createRunLedger } from '../store/run-ledger';
@@ -67,6 +68,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     );
   } catch (error) {
     skills.close();
+    if (error instanceof StartupError) throw error;
     if (error instanceof DataDirInUseError) throw new StartupError(error.message);
     const where = options.database === 'memory' ? 'an in-memory database' : config.storage.databaseUrl ? 'the database at DATABASE_URL' : `the database in ${config.storage.dataDir} (DATA_DIR)`;
     throw new StartupError(`could not open ${where}: ${describe(error)}`);
@@ -80,6 +82,11 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     'the terminal that asked was closed before the answer was finished',
   );
   if (abandoned > 0) logger.info('closed runs that earlier terminals left unfinished', { runs: abandoned });
+  // The terminal keeps transcripts and extracted files too: the same RETENTION_DAYS applies, swept once per session
+  // (awaited, so that a short session never closes the database under it).
+  if (config.retentionDays > 0) {
+    await sweepExpiredContent(db, config.retentionDays).catch((error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }));
+  }
 
   const bot = { userId: 'local:threadwise', name: 'threadwise' };
   const model = createChatModel(config.model, logger, { retry: options.retry });
@@ -117,6 +124,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     settings: agentSettings(config, { stream: true }),
     now,
     logger,
+    prices: config.prices,
   });
 
   let closing: Promise<void> | undefined;

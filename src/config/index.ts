@@ -1,1 +1,2 @@
 export { loadConfig, loadLocalConfig, type Config, type ConfigResult, type LocalConfig, type LocalConfigResult } from './load-config';
+export { redactUrlCredentials } from './schema';

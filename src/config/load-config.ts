@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { checkModelVariables, checkVariableCombinations, environmentSchema, localEnvironmentSchema, type LocalEnvironment } from './schema';
 import { contextWindowFor, DEFAULT_MODEL } from './models';
+import type { ModelPrices } from '../core/model-prices';
 
 export interface Config {
   slack: {
@@ -13,10 +14,23 @@ export interface Config {
     replyWithoutMention: boolean;
     allowedChannels: string[];
     allowedUsers: string[];
+    /** DMs are not channels: ALLOWED_CHANNELS does not apply to them, this does (ALLOWED_USERS still does). */
+    allowDirectMessages: boolean;
     userRateLimitPerMinute: number;
     /** SETTINGS_EDITORS: who may change a channel's settings besides ADMIN_USERS. */
     settingsEditors: 'members' | 'admins';
   };
+  /** The operator console; undefined when CONSOLE_PORT is unset. */
+  console?: {
+    port: number;
+    host: string;
+    /** Unset: open, which the config allows only on a loopback host. */
+    token?: string;
+    /** CONSOLE_TRUST_PROXY: believe X-Forwarded-Proto (for the cookie's Secure flag). */
+    trustProxy: boolean;
+  };
+  /** DAILY_LIMIT_USER / DAILY_LIMIT_CHANNEL in US dollars per UTC day; 0: no limit. */
+  limits: { dailyUserUsd: number; dailyChannelUsd: number };
   model: {
     apiKey: string;
     baseUrl?: string;
@@ -31,7 +45,9 @@ export interface Config {
   };
   agent: { maxIterations: number; runTimeoutMs: number; toolTimeoutMs: number };
   files: { preloadKb: number; maxFileBytes: number; maxImagesPerTurn: number; maxImageBytes: number };
-  storage: { databaseUrl?: string; dataDir: string };
+  storage: { databaseUrl?: string; dataDir: string; databaseWaitMs: number };
+  /** Derived content older than this many days is swept (RETENTION_DAYS); 0 = kept. */
+  retentionDays: number;
   skillsDir: string;
   /** MCP_CONFIG as given; undefined → ./mcp.json if it exists (resolved by mcp/load-mcp-config.ts). */
   mcpConfigPath?: string;
@@ -41,8 +57,14 @@ export interface Config {
     /** APPROVAL_TIMEOUT_MINUTES: a call nobody decides on expires after this. */
     timeoutMs: number;
   };
+  /** MODEL_PRICES merged over the defaults: USD per million tokens. */
+  prices: ModelPrices;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: export a trace per run there; content only with OTEL_CAPTURE_CONTENT. */
+  tracing: { endpoint?: string; captureContent: boolean };
   timeZone: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Message text in debug logs (LOG_MESSAGE_TEXT); otherwise redacted. */
+  logMessageText: boolean;
   shutdownGraceMs: number;
   /** A run's lease: a dead process's runs are taken over after this (RUN_LEASE_SECONDS). */
   runLeaseMs: number;
@@ -51,7 +73,7 @@ export interface Config {
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
 
 /** Everything but Slack: what threadwise needs to answer in a terminal (`npm run chat`) or for the evals. */
-export type LocalConfig = Omit<Config, 'slack'>;
+export type LocalConfig = Omit<Config, 'slack' | 'console' | 'limits'>;
 export type LocalConfigResult = { ok: true; config: LocalConfig } | { ok: false; problems: string[] };
 
 /** Validates the environment. Never throws: every problem comes back as one line naming the variable and the fix. */
@@ -73,9 +95,15 @@ export function loadConfig(env: Record<string, string | undefined>): ConfigResul
         replyWithoutMention: e.REPLY_WITHOUT_MENTION,
         allowedChannels: e.ALLOWED_CHANNELS,
         allowedUsers: e.ALLOWED_USERS,
+        allowDirectMessages: e.ALLOW_DIRECT_MESSAGES,
         userRateLimitPerMinute: e.USER_RATE_LIMIT_PER_MINUTE,
         settingsEditors: e.SETTINGS_EDITORS,
       },
+      console:
+        e.CONSOLE_PORT === undefined
+          ? undefined
+          : { port: e.CONSOLE_PORT, host: e.CONSOLE_HOST, token: e.CONSOLE_TOKEN, trustProxy: e.CONSOLE_TRUST_PROXY },
+      limits: { dailyUserUsd: e.DAILY_LIMIT_USER, dailyChannelUsd: e.DAILY_LIMIT_CHANNEL },
       ...localSettings(e),
     }),
   };
@@ -126,12 +154,16 @@ function localSettings(e: LocalEnvironment): LocalConfig {
       maxImagesPerTurn: e.MAX_IMAGES_PER_TURN,
       maxImageBytes: e.MAX_IMAGE_KB * 1024,
     },
-    storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR },
+    storage: { databaseUrl: e.DATABASE_URL, dataDir: e.DATA_DIR, databaseWaitMs: e.DATABASE_WAIT_SECONDS * 1000 },
+    retentionDays: e.RETENTION_DAYS,
     skillsDir: e.SKILLS_DIR,
     mcpConfigPath: e.MCP_CONFIG,
     approval: { adminUsers: e.ADMIN_USERS, timeoutMs: e.APPROVAL_TIMEOUT_MINUTES * 60_000 },
+    prices: e.MODEL_PRICES,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, captureContent: e.OTEL_CAPTURE_CONTENT },
     timeZone: e.TIMEZONE,
     logLevel: e.LOG_LEVEL,
+    logMessageText: e.LOG_MESSAGE_TEXT,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
   };

@@ -3,6 +3,7 @@
  * it names the variable and says how to fix it (DESIGN.md § Contract).
  */
 import { z } from 'zod';
+import { modelPricesVariable } from './model-prices';
 
 const bool = (name: string, fallback: boolean) =>
   z
@@ -31,21 +32,60 @@ const int = (name: string, fallback: number, min: number, max: number) =>
       return parsed;
     });
 
-const url = (name: string, fallback: string | undefined, hint: string) =>
+/** A URL as it may be echoed back: user and password replaced, so a start-up line never prints a credential. */
+export function redactUrlCredentials(raw: string): string {
+  return raw.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
+}
+
+const url = (name: string, fallback: string | undefined, hint: string, protocols: RegExp = /^https?:$/) =>
   z
     .string()
     .optional()
     .transform((value, ctx) => {
       const raw = value?.trim() || fallback;
       if (raw === undefined) return undefined;
+      let parsed: URL;
       try {
-        const parsed = new URL(raw);
-        if (!/^https?:$|^postgres(ql)?:$/.test(parsed.protocol)) throw new Error('protocol');
-        return raw;
+        parsed = new URL(raw);
       } catch {
-        ctx.addIssue({ code: 'custom', message: `${name} is not a valid URL (got "${raw}"); ${hint}` });
+        ctx.addIssue({ code: 'custom', message: `${name} is not a valid URL (got "${redactUrlCredentials(raw)}"); ${hint}` });
         return z.NEVER;
       }
+      if (!protocols.test(parsed.protocol)) {
+        ctx.addIssue({ code: 'custom', message: `${name} cannot use ${parsed.protocol.slice(0, -1)} (got "${redactUrlCredentials(raw)}"); ${hint}` });
+        return z.NEVER;
+      }
+      return raw;
+    });
+
+/** A dollar amount; unset, empty or 0 → no limit (0). */
+const dollars = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return 0;
+      const parsed = Number(value.trim().replace(/^\$/, ''));
+      if (!Number.isFinite(parsed) || parsed < 0 || parsed > 1_000_000) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be an amount in US dollars like 5 or 12.50, or 0 for no limit (got "${value}")` });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
+/** A port that may be unset (the feature is off then). */
+const optionalPort = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      const parsed = Number(value);
+      if (!Number.isInteger(parsed) || parsed < 0 || parsed > 65535) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be a port number from 0 to 65535, or unset to turn the console off (got "${value}")` });
+        return z.NEVER;
+      }
+      return parsed;
     });
 
 const list = z
@@ -57,6 +97,27 @@ const list = z
       .map((item) => item.trim())
       .filter(Boolean),
   );
+
+/**
+ * A comma-separated list of Slack ids. Names are refused at start: a list of names would match nothing, so every
+ * message would be refused and the bot would look broken rather than misconfigured.
+ */
+const idList = (name: string, shape: RegExp, example: string, where: string) =>
+  list.transform((items, ctx) => {
+    const wrong = items.filter((item) => !shape.test(item));
+    if (wrong.length > 0) {
+      const shown = wrong
+        .slice(0, 3)
+        .map((item) => `"${item}"`)
+        .join(', ');
+      ctx.addIssue({
+        code: 'custom',
+        message: `${name} has ${shown}, which ${wrong.length === 1 ? 'is not an id' : 'are not ids'}: use ${example} (${where})`,
+      });
+      return z.NEVER;
+    }
+    return items;
+  });
 
 // Slack user ids: U… for ordinary users, W… on Enterprise Grid.
 const userIds = (name: string) =>
@@ -101,7 +162,15 @@ export const environmentSchema = z
       .optional()
       .default('auto'),
     CONTEXT_WINDOW: int('CONTEXT_WINDOW', 0, 0, 10_000_000),
-    DATABASE_URL: url('DATABASE_URL', undefined, 'use postgres://user:password@host:5432/database, or unset it for the embedded database'),
+    DATABASE_URL: url(
+      'DATABASE_URL',
+      undefined,
+      'use postgres://user:password@host:5432/database, or unset it for the embedded database',
+      /^postgres(ql)?:$/,
+    ),
+    // How long start-up waits for a PostgreSQL that does not answer (restarting, not up yet, a name that does not
+    // resolve yet) before it gives up with a sentence; the supervisor's restart takes it from there.
+    DATABASE_WAIT_SECONDS: int('DATABASE_WAIT_SECONDS', 60, 0, 3600),
     DATA_DIR: z.string().optional().default('./data'),
     SKILLS_DIR: z.string().optional().default('./skills'),
     REPLY_WITHOUT_MENTION: bool('REPLY_WITHOUT_MENTION', true),
@@ -113,8 +182,11 @@ export const environmentSchema = z
     RUN_TIMEOUT_SECONDS: int('RUN_TIMEOUT_SECONDS', 300, 10, 3600),
     TOOL_TIMEOUT_SECONDS: int('TOOL_TIMEOUT_SECONDS', 60, 1, 900),
     MODEL_TIMEOUT_SECONDS: int('MODEL_TIMEOUT_SECONDS', 120, 5, 900),
-    ALLOWED_CHANNELS: list,
-    ALLOWED_USERS: list,
+    // G… (private channels created before 2021) and D… (a DM, allowed explicitly) are channel ids too.
+    ALLOWED_CHANNELS: idList('ALLOWED_CHANNELS', /^[CGD][A-Z0-9]{2,}$/, 'channel ids like C0123ABC', 'in Slack: the channel’s name → About → Channel ID'),
+    ALLOWED_USERS: idList('ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'user ids like U0123ABC', 'in Slack: the person’s profile → ⋮ → Copy member ID'),
+    // DMs are not channels: ALLOWED_CHANNELS does not restrict them; this does (ALLOWED_USERS still applies).
+    ALLOW_DIRECT_MESSAGES: bool('ALLOW_DIRECT_MESSAGES', true),
     ADMIN_USERS: userIds('ADMIN_USERS'),
     // Who may change a channel's settings besides ADMIN_USERS: the channel's members, or nobody.
     SETTINGS_EDITORS: z
@@ -141,6 +213,27 @@ export const environmentSchema = z
           return z.NEVER;
         }
       }),
+    // Days extracted file text, search chunks, image descriptions, cached thread messages and tool-call payloads are
+    // kept; 0 keeps them forever. Run totals (tokens, cost, timings, status) stay for the usage figures.
+    RETENTION_DAYS: int('RETENTION_DAYS', 90, 0, 3650),
+    // What people wrote, in debug logs (Bolt logs whole payloads there): redacted unless this is true.
+    LOG_MESSAGE_TEXT: bool('LOG_MESSAGE_TEXT', false),
+    // Operator console (README § Operator console): off unless CONSOLE_PORT is set.
+    CONSOLE_PORT: optionalPort('CONSOLE_PORT'),
+    CONSOLE_HOST: z
+      .string()
+      .optional()
+      .transform((value) => value?.trim() || '127.0.0.1'),
+    CONSOLE_TOKEN: optionalText.refine((value) => value === undefined || value.length >= 16, {
+      message: 'CONSOLE_TOKEN must be at least 16 characters; generate one with `openssl rand -hex 32`',
+    }),
+    // Only behind a proxy that sets X-Forwarded-Proto itself: otherwise anyone could claim HTTPS.
+    CONSOLE_TRUST_PROXY: bool('CONSOLE_TRUST_PROXY', false),
+    MODEL_PRICES: modelPricesVariable,
+    DAILY_LIMIT_USER: dollars('DAILY_LIMIT_USER'),
+    DAILY_LIMIT_CHANNEL: dollars('DAILY_LIMIT_CHANNEL'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: url('OTEL_EXPORTER_OTLP_ENDPOINT', undefined, 'use the collector’s OTLP/HTTP base, e.g. http://localhost:4318'),
+    OTEL_CAPTURE_CONTENT: bool('OTEL_CAPTURE_CONTENT', false),
     LOG_LEVEL: z
       .enum(['debug', 'info', 'warn', 'error'], { error: 'LOG_LEVEL must be debug, info, warn or error' })
       .optional()
@@ -157,7 +250,14 @@ const SLACK_VARIABLES = {
   REPLY_WITHOUT_MENTION: true,
   ALLOWED_CHANNELS: true,
   ALLOWED_USERS: true,
+  ALLOW_DIRECT_MESSAGES: true,
   USER_RATE_LIMIT_PER_MINUTE: true,
+  CONSOLE_PORT: true,
+  CONSOLE_HOST: true,
+  CONSOLE_TOKEN: true,
+  CONSOLE_TRUST_PROXY: true,
+  DAILY_LIMIT_USER: true,
+  DAILY_LIMIT_CHANNEL: true,
 } as const;
 
 /** The environment of threadwise without Slack (`npm run chat`, `npm run eval`): the model, storage, limits. */
@@ -172,7 +272,24 @@ export function checkVariableCombinations(env: Record<string, string | undefined
     );
   }
   problems.push(...checkModelVariables(env));
+  problems.push(...checkConsoleVariables(env));
   return problems;
+}
+
+/** The console may be open (no token) only where nobody else can reach it: on the loopback interface. */
+export function checkConsoleVariables(env: Record<string, string | undefined>): string[] {
+  if (!isSet(env, 'CONSOLE_PORT') || isSet(env, 'CONSOLE_TOKEN')) return [];
+  const host = env.CONSOLE_HOST?.trim() || '127.0.0.1';
+  if (isLoopbackHost(host)) return [];
+  return [
+    `CONSOLE_TOKEN is missing: the console would listen on ${host} (CONSOLE_HOST), which other machines can reach; set CONSOLE_TOKEN to a long random secret (openssl rand -hex 32), or set CONSOLE_HOST=127.0.0.1`,
+  ];
+}
+
+/** 127.0.0.0/8, ::1 and localhost: addresses only this machine can connect to. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
 /** The model needs a key, or a server of its own that needs none. */

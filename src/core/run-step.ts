@@ -16,7 +16,20 @@ export interface RunStepRecord {
   outputTokens?: number;
   durationMs: number;
   error?: string;
+  /** Epoch ms when the call began (for the console's timeline and the trace's spans). */
+  startedAt?: number;
+  /** Tool calls: the first lines of the result (`previewOfResult`), for the console's timeline. */
+  resultPreview?: string;
 }
+
+/** The first few lines of a tool result, at most 400 characters: enough to see what came back, not the content. */
+export function previewOfResult(content: string): string {
+  const lines = content.split('\n').slice(0, RESULT_PREVIEW_LINES).join('\n');
+  return lines.length > RESULT_PREVIEW_CHARS ? `${lines.slice(0, RESULT_PREVIEW_CHARS - 1)}…` : lines;
+}
+
+const RESULT_PREVIEW_LINES = 6;
+const RESULT_PREVIEW_CHARS = 400;
 
 export interface RunTotals {
   inputTokens: number;

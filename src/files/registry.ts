@@ -6,7 +6,7 @@
  * Two runs may register the same thread at once (two replicas, one PostgreSQL). Each inserts with ON CONFLICT DO
  * NOTHING and reads back: whichever insert won, every file ends up with exactly one id, and no id is reused.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, or } from 'drizzle-orm';
 import type { Database } from '../store/database';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
 import { describeFileError } from './describe-file-error';
@@ -58,6 +58,23 @@ export async function registerThreadFiles(db: Database, threadId: number, messag
         })),
       )
       .onConflictDoNothing();
+  }
+
+  // A file first registered without its author (read ahead of time, before names were known) gets one now, and so
+  // does the extracted-text file made from it.
+  if ([...seen.values()].some((s) => s.authorName)) {
+    const unnamed = await db
+      .select({ fileId: threadFiles.fileId, slackFileId: threadFiles.slackFileId })
+      .from(threadFiles)
+      .where(and(eq(threadFiles.threadId, threadId), isNull(threadFiles.authorName), isNotNull(threadFiles.slackFileId)));
+    for (const { fileId, slackFileId } of unnamed) {
+      const authorName = seen.get(slackFileId!)?.authorName;
+      if (!authorName) continue;
+      await db
+        .update(threadFiles)
+        .set({ authorName })
+        .where(and(eq(threadFiles.threadId, threadId), isNull(threadFiles.authorName), or(eq(threadFiles.fileId, fileId), eq(threadFiles.sourceFileId, fileId))));
+    }
   }
 
   // What the Slack objects say now wins over what was stored: a file deleted since is deleted.

@@ -33,20 +33,44 @@ export function createRedactor(secrets: Array<string | undefined>): (text: strin
   };
 }
 
+/** Keys whose string values are what people wrote (messages, questions, file previews, blocks). */
+const MESSAGE_TEXT_KEYS = ['text', 'question', 'preview', 'plain_text', 'initial_comment', 'markdown_text', 'title'];
+const MESSAGE_TEXT_IN_JSON = new RegExp(`"(${MESSAGE_TEXT_KEYS.join('|')})"\\s*:\\s*"(?:[^"\\\\]|\\\\.)*"`, 'g');
+
+/**
+ * Replaces what people wrote with "[redacted]": in fields (by key) and in JSON quoted inside a message (Bolt and
+ * the Web API client log whole payloads at debug level). LOG_MESSAGE_TEXT=true turns it off for debugging.
+ */
+export function redactMessageText(message: string, fields: LogFields): { message: string; fields: LogFields } {
+  const keys = new Set(MESSAGE_TEXT_KEYS);
+  const scrub = (value: unknown, depth: number): unknown => {
+    if (depth > 8 || value === null || typeof value !== 'object' || value instanceof Error) return value;
+    if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, keys.has(key) && typeof item === 'string' ? '[redacted]' : scrub(item, depth + 1)]),
+    );
+  };
+  return { message: message.replace(MESSAGE_TEXT_IN_JSON, '"$1":"[redacted]"'), fields: scrub(fields, 0) as LogFields };
+}
+
 export function createLogger(options: {
   level: LogLevel;
   secrets?: Array<string | undefined>;
   write?: (line: string) => void;
   fields?: LogFields;
+  /** Log what people wrote (LOG_MESSAGE_TEXT). Default false: message text is redacted. */
+  messageText?: boolean;
 }): Logger {
   const redact = createRedactor(options.secrets ?? []);
+  const keepText = options.messageText ?? false;
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const threshold = ORDER[options.level];
 
   const make = (base: LogFields): Logger => {
     const emit = (level: LogLevel, message: string, fields?: LogFields) => {
       if (ORDER[level] < threshold) return;
-      const record = { time: new Date().toISOString(), level, message, ...base, ...fields };
+      const shown = keepText ? { message, fields } : redactMessageText(message, { ...fields });
+      const record = { time: new Date().toISOString(), level, message: shown.message, ...base, ...shown.fields };
       write(`${redact(JSON.stringify(record, errorReplacer))}\n`);
     };
     return {

@@ -2,20 +2,26 @@ import { and, count, gt, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../store/database';
 import { runs } from '../store/schema';
 import type { Trigger } from './trigger';
+import type { DailyLimits, LimitRefusal } from './spend-limit';
 
 export interface AccessPolicy {
   /** Empty: every channel. */
   allowedChannels: string[];
   /** Empty: every user. */
   allowedUsers: string[];
+  /** DMs are answered whatever ALLOWED_CHANNELS says (they are not channels); false refuses them. Default true. */
+  allowDirectMessages?: boolean;
   /** Questions per user per minute; 0 = no limit. */
   userRateLimitPerMinute: number;
+  /** DAILY_LIMIT_USER / DAILY_LIMIT_CHANNEL; absent or 0: no limit. */
+  dailyLimits?: DailyLimits;
 }
 
 export type AccessRefusal =
   | { reason: 'channel_not_allowed'; message: string }
   | { reason: 'user_not_allowed'; message: string }
-  | { reason: 'rate_limited'; message: string };
+  | { reason: 'rate_limited'; message: string }
+  | LimitRefusal;
 
 /**
  * Who may ask, and how often. `askedLastMinute` is how many questions of this user started a run in the last
@@ -23,6 +29,12 @@ export type AccessRefusal =
  */
 export function refusalFor(policy: AccessPolicy, trigger: Trigger, askedLastMinute: number): AccessRefusal | undefined {
   const isDirectMessage = trigger.channelId.startsWith('D');
+  if (isDirectMessage && policy.allowDirectMessages === false) {
+    return {
+      reason: 'channel_not_allowed',
+      message: 'Sorry, I don’t answer direct messages here. Mention me in a channel I’m in instead.',
+    };
+  }
   if (policy.allowedChannels.length > 0 && !isDirectMessage && !policy.allowedChannels.includes(trigger.channelId)) {
     return {
       reason: 'channel_not_allowed',

@@ -1,10 +1,14 @@
+import { sql } from 'drizzle-orm';
 import type { Database } from '../store/database';
+import { rateLimitNotices } from '../store/schema';
 import { claimEvents, claimMessages } from '../store/event-store';
 import { readThreadFacts, threadKeyOf, upsertThreads, type ThreadFacts } from '../store/thread-store';
 import { enqueueRun, insertWaitingRuns, type RunRow } from '../store/run-store';
 import { settleRecorded } from '../store/delivery-store';
 import type { Trigger } from './trigger';
 import { countRecentQuestions, refusalFor, type AccessPolicy, type AccessRefusal } from './access-policy';
+import { readTodaysSpend, insertRefusedRuns, type TodaysSpend } from '../store/spend-limit-store';
+import { hasDailyLimits, limitRefusalFor } from './spend-limit';
 
 export interface IntakeItem {
   /** Slack's event id; absent for slash commands (their question message is new, so nothing to dedupe). */
@@ -19,7 +23,8 @@ export interface IntakeItem {
 export type Admission =
   | { kind: 'duplicate' }
   | { kind: 'ignored' }
-  | { kind: 'refused'; refusal: AccessRefusal }
+  /** `tell`: whether to tell the user (a rate-limit refusal is told once per user per window, not per message). */
+  | { kind: 'refused'; refusal: AccessRefusal; tell: boolean }
   | { kind: 'queued'; run: RunRow; folded: boolean; threadId: number };
 
 /**
@@ -57,8 +62,15 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     const fresh = indexesWhere(admissions, (admission) => admission === undefined);
     if (fresh.length === 0) return admissions as Admission[];
     const triggers = fresh.map((index) => items[index]!.trigger);
-    const asked = policy.userRateLimitPerMinute > 0 ? await countRecentQuestions(db, triggers.map((t) => t.userId)) : new Map<string, number>();
-    const plans = planAdmissions(triggers, { asked, threads: await readThreadFacts(db, triggers) }, policy);
+    const limited = policy.userRateLimitPerMinute > 0;
+    // Counted under a per-user lock held to the end of this transaction: two replicas admitting one user's questions
+    // at the same instant take turns, and each counts the runs the other wrote.
+    if (limited) await lockUsers(db, triggers.map((t) => t.userId));
+    const asked = limited ? await countRecentQuestions(db, triggers.map((t) => t.userId)) : new Map<string, number>();
+    const spend = hasDailyLimits(policy.dailyLimits)
+      ? await readTodaysSpend(db, { userIds: triggers.map((t) => t.userId), channelIds: triggers.map((t) => t.channelId) })
+      : NO_SPEND;
+    const plans = planAdmissions(triggers, { asked, threads: await readThreadFacts(db, triggers), spend, now: new Date() }, policy);
 
     // Threads are written only for messages that are not ignored: chatter in threads the bot was never brought
     // into leaves no rows behind.
@@ -72,12 +84,26 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     const starters = plans.flatMap((plan, n) => (plan.kind === 'queued' && plan.startsRun ? [n] : []));
     const started = await insertWaitingRuns(db, starters.map((n) => runRequestFor(triggers[n]!, threadIdOf)));
     const startedRuns = new Map(starters.map((n, k) => [n, started[k]]));
+    // A question over a daily limit is recorded as a refused run: the console shows what was turned away, and why.
+    await insertRefusedRuns(
+      db,
+      plans.flatMap((plan, n) =>
+        plan.kind === 'refused' && plan.refusal.reason === 'over_daily_limit' ? [{ ...runRequestFor(triggers[n]!, threadIdOf), reason: plan.refusal.message }] : [],
+      ),
+    );
+
+    const overLimit = plans.flatMap((plan, n) => (plan.kind === 'refused' && plan.refusal.reason === 'rate_limited' ? [triggers[n]!.userId] : []));
+    const toTell = await claimRateLimitNotices(db, overLimit);
 
     for (const [n, plan] of plans.entries()) {
       const index = fresh[n]!;
       const threadId = threadIdOf.get(threadKeyOf(triggers[n]!));
       if (plan.kind === 'ignored') admissions[index] = { kind: 'ignored' };
-      else if (plan.kind === 'refused') admissions[index] = { kind: 'refused', refusal: plan.refusal };
+      else if (plan.kind === 'refused') {
+        // The first refusal of a user this window is told (toTell gives each user once), the rest are silent.
+        const tell = plan.refusal.reason !== 'rate_limited' || toTell.delete(triggers[n]!.userId);
+        admissions[index] = { kind: 'refused', refusal: plan.refusal, tell };
+      }
       else {
         const run = startedRuns.get(n);
         // A waiting run already there (or one appeared since the facts were read): fold in, race-safe.
@@ -99,7 +125,12 @@ export interface AdmissionFacts {
   asked: ReadonlyMap<string, number>;
   /** Threads already known, by `threadKeyOf`. */
   threads: ReadonlyMap<string, ThreadFacts>;
+  /** What users and channels spent today, for the daily limits (empty without limits). */
+  spend?: TodaysSpend;
+  now?: Date;
 }
+
+const NO_SPEND: TodaysSpend = { byUser: new Map(), byChannel: new Map(), lifted: new Set() };
 
 /**
  * What becomes of each new message, decided in order as if they had come one at a time: each one sees the
@@ -112,7 +143,8 @@ export function planAdmissions(triggers: readonly Trigger[], facts: AdmissionFac
     const key = threadKeyOf(trigger);
     const thread = threads.get(key) ?? { engaged: false, hasWaitingRun: false };
     threads.set(key, thread);
-    const refusal = refusalFor(policy, trigger, asked.get(trigger.userId) ?? 0);
+    const refusal =
+      refusalFor(policy, trigger, asked.get(trigger.userId) ?? 0) ?? limitRefusalFor(policy.dailyLimits, trigger, facts.spend ?? NO_SPEND, facts.now ?? new Date());
     const engages = trigger.engages && !refusal;
     thread.engaged ||= engages;
     if (trigger.needsEngagedThread && !thread.engaged) return { kind: 'ignored', engages: false };
@@ -132,7 +164,40 @@ function runRequestFor(trigger: Trigger, threadIdOf: ReadonlyMap<string, number>
     triggerTs: trigger.messageTs,
     triggerUserId: trigger.userId,
     teamId: trigger.teamId,
+    channelId: trigger.channelId,
+    question: trigger.question,
   };
+}
+
+/** Transaction-scoped locks on each user's rate-limit count, taken in one order so that replicas cannot deadlock. */
+async function lockUsers(db: Database, userIds: readonly string[]): Promise<void> {
+  const distinct = [...new Set(userIds)].sort();
+  if (distinct.length === 0) return;
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext('threadwise rate limit ' || u)) from unnest(${toTextArray(distinct)}::text[]) as u order by u`);
+}
+
+/**
+ * Which of these users to tell they are over the limit: those not told within the window (a minute), across
+ * replicas. Each user is told once, however many of their messages were refused.
+ */
+async function claimRateLimitNotices(db: Database, userIds: readonly string[]): Promise<Set<string>> {
+  const distinct = [...new Set(userIds)].sort();
+  if (distinct.length === 0) return new Set();
+  const claimed = await db
+    .insert(rateLimitNotices)
+    .values(distinct.map((userId) => ({ userId })))
+    .onConflictDoUpdate({
+      target: rateLimitNotices.userId,
+      set: { notifiedAt: sql`now()` },
+      setWhere: sql`${rateLimitNotices.notifiedAt} < now() - interval '1 minute'`,
+    })
+    .returning({ userId: rateLimitNotices.userId });
+  return new Set(claimed.map((row) => row.userId));
+}
+
+/** A PostgreSQL text[] literal: PGlite and postgres.js do not bind JS arrays the same way. */
+function toTextArray(values: readonly string[]): string {
+  return `{${values.map((value) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;
 }
 
 function indexesWhere<T>(values: readonly T[], test: (value: T) => boolean): number[] {

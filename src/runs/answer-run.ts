@@ -5,6 +5,8 @@
  */
 import type { BotIdentity } from '../conversation';
 import { summarizeRunSteps, type RunStepRecord } from '../core/run-step';
+import { costOfTokens, type ModelPrices } from '../core/model-prices';
+import type { RunObservation, RunObserver } from '../core/run-observer';
 import type { Logger } from '../logging/logger';
 import type { RunOutcome, RunRow } from '../store/run-store';
 import { answerWithAgent, modelOf, skillsLoadedBy, type AgentDependencies } from './answer-with-agent';
@@ -28,14 +30,46 @@ export interface RunDependencies extends AgentDependencies, Omit<PrepareTurnDepe
   /** The context window of a model a channel chose instead of the workspace's (CONTEXT_WINDOW applies to that one). */
   contextWindowOf?: (model: string) => number;
   logger: Logger;
+  /** MODEL_PRICES: what the run's tokens cost, recorded on the run (the daily limits sum it). */
+  prices?: ModelPrices;
+  /** Told about each attempt, its steps and its end (traces). */
+  observer?: RunObserver;
 }
+
+type AttemptOutcome = RunOutcome | { status: 'waiting_approval' };
 
 export function createRunExecutor(deps: RunDependencies) {
   const prepareDeps = { ...deps, skills: deps.skillIndex, model: deps.model.name, contextWindow: deps.settings.contextWindow, timeZone: deps.settings.timeZone };
-  return async function answerRun(run: RunRow, signal: AbortSignal): Promise<RunOutcome | { status: 'waiting_approval' }> {
+  return async function answerRun(run: RunRow, signal: AbortSignal): Promise<AttemptOutcome> {
     const thread = await deps.ledger.thread(run.threadId);
     if (!thread) return { status: 'failed', error: `thread ${run.threadId} no longer exists` };
     if (run.answerTs.length > 0) return { status: 'done' }; // answered before a crash; only the bookkeeping was lost
+    const observation = deps.observer?.runStarted({
+      runId: run.id,
+      threadId: run.threadId,
+      channelId: thread.channelId,
+      threadTs: thread.threadTs,
+      userId: run.triggerUserId ?? undefined,
+      model: deps.model.name,
+      attempt: run.attempts,
+      question: run.question ?? undefined,
+    });
+    try {
+      const outcome = await attempt(run, thread, signal, observation);
+      observation?.finished({ ...outcome, status: outcome.status });
+      return outcome;
+    } catch (error) {
+      observation?.finished({ status: 'interrupted', error: error instanceof Error ? error.message : String(error) });
+      throw error;
+    }
+  };
+
+  async function attempt(
+    run: RunRow,
+    thread: NonNullable<Awaited<ReturnType<RunLedger['thread']>>>,
+    signal: AbortSignal,
+    observation: RunObservation | undefined,
+  ): Promise<AttemptOutcome> {
     const log = deps.logger.child({ runId: run.id, channel: thread.channelId, threadTs: thread.threadTs });
     const settings = await deps.settingsFor?.(thread, run);
     // The channel's model answers, and its name goes on the run's record.
@@ -58,10 +92,18 @@ export function createRunExecutor(deps: RunDependencies) {
       },
     );
     const steps: RunStepRecord[] = [];
+    const recordStep = (step: RunStepRecord) => {
+      steps.push(step);
+      observation?.step(step);
+    };
     // What the run cost, sub-agent steps included, on every outcome: a failed or cancelled run was paid for too.
     const totals = () => {
       const summed = summarizeRunSteps(steps);
-      return { model: model.name, strategy: model.strategy?.(), inputTokens: summed.inputTokens, outputTokens: summed.outputTokens };
+      const costUsd = steps.reduce(
+        (total, step) => (step.kind === 'model' || step.kind === 'subagent_model') && deps.prices ? total + costOfTokens(deps.prices, step.name, step.inputTokens ?? 0, step.outputTokens ?? 0) : total,
+        0,
+      );
+      return { model: model.name, strategy: model.strategy?.(), inputTokens: summed.inputTokens, outputTokens: summed.outputTokens, costUsd };
     };
     // Nothing goes into the thread unless this worker still holds the run.
     const assertStillOwner = async () => {
@@ -82,11 +124,11 @@ export function createRunExecutor(deps: RunDependencies) {
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps);
-      if (resume) steps.push(...approvalSteps(resume.turn, { decided: resume.decisions }));
-      const result = await answerWithAgent(agentDeps, prepared, channel, (step) => steps.push(step), signal, resume, settings);
+      if (resume) approvalSteps(resume.turn, { decided: resume.decisions }).forEach(recordStep);
+      const result = await answerWithAgent(agentDeps, prepared, channel, recordStep, signal, resume, settings);
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
-        steps.push(...approvalSteps(result.awaiting.turn, { requested: result.awaiting.calls }));
+        approvalSteps(result.awaiting.turn, { requested: result.awaiting.calls }).forEach(recordStep);
         const costs = { ...totals(), iterations: result.iterations };
         return await parkForApproval({ run, thread, channel, ledger: deps.ledger, approvalTimeoutMs: deps.settings.approvalTimeoutMs, costs, logger: log }, result.awaiting);
       }
@@ -104,6 +146,8 @@ export function createRunExecutor(deps: RunDependencies) {
         skillsLoaded: skillsLoadedBy(result.toolCalls),
         activity: result.activity.length ? result.activity.join('; ') : undefined,
         answerTs,
+        answer: result.note ? `${result.answer}\n\n_${result.note}_` : result.answer,
+        imagesShown: prepared.shown.images.map((image) => image.name),
         error: result.stop === 'answered' ? undefined : result.stop,
       };
     } catch (error) {
@@ -125,5 +169,5 @@ export function createRunExecutor(deps: RunDependencies) {
     } finally {
       await deps.ledger.recordSteps(run.id, steps).catch((error) => log.warn('could not record run steps', { error }));
     }
-  };
+  }
 }

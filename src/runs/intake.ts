@@ -90,7 +90,8 @@ export function createIntake(deps: IntakeDependencies): Intake {
   const act = async (trigger: Trigger, admission: Admission) => {
     const where = { channel: trigger.channelId, threadTs: trigger.threadTs, ts: trigger.messageTs };
     if (admission.kind === 'refused') {
-      deps.logger.info('message refused', { ...where, user: trigger.userId, reason: admission.refusal.reason });
+      deps.logger.info('message refused', { ...where, user: trigger.userId, reason: admission.refusal.reason, told: admission.tell });
+      if (!admission.tell) return;
       await deps.onRefused(trigger, admission.refusal).catch((error) =>
         deps.logger.warn('could not tell a user they were refused', { ...where, error }),
       );

@@ -16,7 +16,7 @@ export interface ParkContext {
   channel: AnswerChannel;
   ledger: RunLedger;
   approvalTimeoutMs: number;
-  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number };
+  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number; costUsd?: number };
   logger: Logger;
 }
 

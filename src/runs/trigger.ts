@@ -10,4 +10,17 @@ export interface Trigger {
   /** Only answer when the thread is already engaged (a follow-up without a mention). */
   needsEngagedThread: boolean;
   hasFiles: boolean;
+  /** The message's first line, mentions removed (`questionLine`): what the console lists the run by. */
+  question?: string;
+}
+
+/** "<@U123> why is the build red?\nlogs below" → "why is the build red?" (at most 200 characters). */
+export function questionLine(text: string | undefined): string | undefined {
+  const line = (text ?? '')
+    .replace(/<@[A-Z0-9]+(\|[^>]*)?>/g, '')
+    .split('\n')
+    .map((part) => part.trim())
+    .find(Boolean);
+  if (!line) return undefined;
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }

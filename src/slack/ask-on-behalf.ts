@@ -6,6 +6,7 @@
 import type { WebClient } from '@slack/web-api';
 import { QUESTION_EVENT } from '../conversation';
 import type { Intake } from '../runs/intake';
+import { questionLine } from '../runs/trigger';
 
 export interface AskOnBehalf {
   /** Where to post: a channel (with threadTs: in that thread; without: a new thread) or a user id (their DM with the bot). */
@@ -34,7 +35,7 @@ export async function askOnBehalf(client: WebClient, intake: Intake, ask: AskOnB
   const ts = posted.ts!;
   const threadTs = ask.threadTs ?? ts;
   intake.submit({
-    trigger: { channelId, threadTs, messageTs: ts, userId: ask.userId, teamId: ask.teamId, engages: ask.engages, needsEngagedThread: false, hasFiles: false },
+    trigger: { channelId, threadTs, messageTs: ts, userId: ask.userId, teamId: ask.teamId, engages: ask.engages, needsEngagedThread: false, hasFiles: false, question: questionLine(ask.question) },
   });
   return { channelId, threadTs, ts };
 }

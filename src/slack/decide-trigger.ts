@@ -1,5 +1,5 @@
 import type { BotIdentity } from '../conversation';
-import type { Trigger } from '../runs/trigger';
+import { questionLine, type Trigger } from '../runs/trigger';
 
 export type { Trigger };
 
@@ -39,6 +39,7 @@ export function decideTrigger(event: IncomingMessage, bot: BotIdentity, replyWit
     userId: event.user,
     teamId: event.team,
     hasFiles: (event.files?.length ?? 0) > 0,
+    question: questionLine(event.text),
   };
   if (isDirectMessage || mentionsBot) {
     // A mention in the middle of someone else's thread is answered, but does not make every later message a question.

@@ -7,9 +7,11 @@ import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
 import { forgetQuestion, recordQuestion, type PendingQuestion } from '../store/delivery-store';
+import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
+import { questionLine } from '../runs/trigger';
 import { formatToolList, type ToolListing } from './format-tool-list';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
 import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
@@ -58,7 +60,14 @@ export interface SlackListenerHost {
 export type SlashCommandArgs = Parameters<Parameters<SlackListenerHost['command']>[1]>[0] & { command: { trigger_id?: string } };
 
 export function registerListeners(app: SlackListenerHost, deps: ListenerDependencies): void {
-  const onMessage = async ({ event, body, context }: { event: unknown; body: unknown; context: { deliveryId?: string } }) => {
+  const onMessage = async ({ event, body, context }: { event: any; body: unknown; context: { deliveryId?: string } }) => {
+    if (event.type === 'message' && event.subtype === 'message_deleted') {
+      // Deleted in Slack: what threadwise derived from it goes too (the cached copy, its thread's summary, its files).
+      const fileIds = ((event.previous_message?.files ?? []) as Array<{ id: string }>).map((file) => file.id);
+      const removed = await forgetSlackMessage(deps.db, event.channel, event.deleted_ts, fileIds);
+      deps.logger.info('a message was deleted in Slack; removed what was derived from it', { channel: event.channel, ts: event.deleted_ts, files: removed.length });
+      return;
+    }
     const trigger = decideTrigger(event as IncomingMessage, deps.bot, true);
     if (!trigger) return;
     const envelope = body as { event_id?: string; team_id?: string };
@@ -73,6 +82,11 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
   };
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
+
+  app.event('file_deleted', async ({ event }) => {
+    const removed = await forgetSlackFile(deps.db, event.file_id);
+    deps.logger.info('a file was deleted in Slack; removed what was derived from it', { slackFileId: event.file_id, ...removed });
+  });
 
   app.command('/ask', async (args) => {
     const { command, ack, respond, client } = args;
@@ -200,6 +214,7 @@ function admitQuestion(deps: Pick<ListenerDependencies, 'intake'>, question: Omi
       engages: true,
       needsEngagedThread: false,
       hasFiles: false,
+      question: questionLine(question.question),
     },
   });
 }

@@ -28,7 +28,7 @@ export interface ParkRequest {
   threadTs: string;
   expiresInMs: number;
   /** What the run cost so far; added to its totals. */
-  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number };
+  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number; costUsd?: number };
 }
 
 /**
@@ -52,6 +52,7 @@ export async function parkRun(db: Database, request: ParkRequest): Promise<Appro
         iterations: request.costs.iterations ?? 0,
         inputTokens: sql`${runs.inputTokens} + ${request.costs.inputTokens ?? 0}`,
         outputTokens: sql`${runs.outputTokens} + ${request.costs.outputTokens ?? 0}`,
+        costUsd: sql`${runs.costUsd} + ${request.costs.costUsd ?? 0}`,
       })
       .where(and(eq(runs.id, request.runId), eq(runs.leaseOwner, request.owner), eq(runs.status, 'running')))
       .returning({ id: runs.id });

@@ -22,7 +22,15 @@ export interface DatabaseHandle {
 }
 
 export type DatabaseLocation =
-  | { driver: 'postgres'; url: string; maxConnections?: number }
+  | {
+      driver: 'postgres';
+      url: string;
+      maxConnections?: number;
+      /** A statement (and a server gone silent) is given up after this; default 30 s. */
+      statementTimeoutMs?: number;
+      /** Connecting (TCP, TLS, login) is given up after this; default 10 s. */
+      connectTimeoutSeconds?: number;
+    }
   /** `dataDir` undefined → in memory (tests). */
   | { driver: 'pglite'; dataDir?: string };
 

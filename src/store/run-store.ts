@@ -11,6 +11,9 @@ export interface RunRequest {
   triggerTs: string;
   triggerUserId?: string;
   teamId?: string;
+  channelId?: string;
+  /** The first line of the message that asked (for the console). */
+  question?: string;
 }
 
 /**
@@ -143,6 +146,11 @@ export interface RunOutcome {
   skillsLoaded?: string[];
   activity?: string;
   answerTs?: string[];
+  /** USD at MODEL_PRICES for this attempt's tokens (added to what a parked part already cost). */
+  costUsd?: number;
+  /** The answer as posted. */
+  answer?: string;
+  imagesShown?: string[];
 }
 
 /** Finishes a run this owner holds. False if the lease had been lost meanwhile (someone else owns the outcome). */
@@ -154,6 +162,7 @@ export async function finishRun(db: Database, runId: number, owner: string, outc
       // A run that waited for approval recorded what its first part cost when it parked.
       inputTokens: sql`${runs.inputTokens} + ${outcome.inputTokens ?? 0}`,
       outputTokens: sql`${runs.outputTokens} + ${outcome.outputTokens ?? 0}`,
+      costUsd: sql`${runs.costUsd} + ${outcome.costUsd ?? 0}`,
       parkedState: null,
       finishedAt: sql`clock_timestamp()`,
       leaseOwner: null,
@@ -262,6 +271,8 @@ export async function insertRunSteps(db: Database, runId: number, steps: RunStep
       outputTokens: step.outputTokens,
       durationMs: Math.round(step.durationMs),
       error: step.error,
+      startedAt: step.startedAt === undefined ? null : new Date(step.startedAt),
+      resultPreview: step.resultPreview ?? null,
     })),
   );
 }

@@ -8,6 +8,8 @@ import {
   bigserial,
   boolean,
   customType,
+  date,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -89,11 +91,21 @@ export const runs = pgTable(
      * pending → running → done | failed | cancelled. A run whose tool call waits for a person is
      * waiting_approval (no lease, its turn in parked_state) until every call is decided, then resumable.
      */
-    status: text('status', { enum: ['pending', 'running', 'waiting_approval', 'resumable', 'done', 'failed', 'cancelled'] }).notNull(),
+    status: text('status', { enum: ['pending', 'running', 'waiting_approval', 'resumable', 'done', 'failed', 'cancelled', 'refused'] }).notNull(),
     /** The message that asked, and the user who wrote it. */
     triggerTs: text('trigger_ts').notNull(),
     triggerUserId: text('trigger_user_id'),
     teamId: text('team_id'),
+    /** The thread's channel, copied here so the console's filters and the daily limits need no join. */
+    channelId: text('channel_id'),
+    /** The first line of the message that asked (mentions removed), for the console's list. */
+    question: text('question'),
+    /** The answer as posted, for the console's run page. */
+    answer: text('answer'),
+    /** What the run's model calls cost in US dollars at MODEL_PRICES; the daily limits sum it. */
+    costUsd: doublePrecision('cost_usd').notNull().default(0),
+    /** Images the model was shown with the question (names), for the console's run page. */
+    imagesShown: jsonb('images_shown').$type<string[]>().notNull().default([]),
     /** Messages that arrived during an earlier run and are answered by this one. */
     foldedTs: jsonb('folded_ts').$type<string[]>().notNull().default([]),
     model: text('model'),
@@ -130,6 +142,11 @@ export const runs = pgTable(
     // The per-user rate limit counts a user's runs of the last minute inside every intake transaction.
     index('runs_user_recent_idx').on(t.triggerUserId, t.createdAt),
     uniqueIndex('runs_trigger_idx').on(t.threadId, t.triggerTs),
+    // The console's list (newest first, filtered) and the intake's daily-limit sums; see README § Operator console.
+    index('runs_created_idx').on(t.createdAt),
+    index('runs_channel_created_idx').on(t.channelId, t.createdAt),
+    index('runs_model_created_idx').on(t.model, t.createdAt),
+    index('runs_status_created_idx').on(t.status, t.createdAt),
     // At most one waiting and one working run per thread: messages that arrive meanwhile fold into the waiting one.
     uniqueIndex('runs_one_pending_per_thread').on(t.threadId).where(sql`status = 'pending'`),
     uniqueIndex('runs_one_running_per_thread').on(t.threadId).where(sql`status = 'running'`),
@@ -189,6 +206,10 @@ export const runSteps = pgTable(
     outputTokens: integer('output_tokens'),
     durationMs: integer('duration_ms').notNull(),
     error: text('error'),
+    /** When the call began (the rows of a run are written together at its end, so created_at cannot say). */
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    /** Tool calls: the first lines of the result, for the console's timeline. */
+    resultPreview: text('result_preview'),
     createdAt: createdAt(),
   },
   (t) => [index('run_steps_run_idx').on(t.runId)],
@@ -410,4 +431,26 @@ export const userAppContext = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.userId] })],
+);
+
+/** When a user was last told they are over the rate limit: one notice per user per window, across replicas. */
+export const rateLimitNotices = pgTable('rate_limit_notices', {
+  userId: text('user_id').primaryKey(),
+  notifiedAt: timestamp('notified_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * A daily spend limit lifted by an admin from the console: for one user or one channel, for one UTC day. The intake
+ * reads it in the same statement as the day's spend, so every replica sees it at once.
+ */
+export const spendLimitOverrides = pgTable(
+  'spend_limit_overrides',
+  {
+    scope: text('scope', { enum: ['user', 'channel'] }).notNull(),
+    subjectId: text('subject_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    liftedBy: text('lifted_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.scope, t.subjectId, t.day] })],
 );

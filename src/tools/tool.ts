@@ -14,6 +14,10 @@ export interface SearchHit {
   text: string;
   /** The part of `text` that best shows why it matched, matched words marked «like this». */
   snippet: string;
+  /** Why it matched, in a few words: the query words it holds, a phrase, which phrasing found it. */
+  reason?: string;
+  /** The passage's language ("German", "Chinese"), when its text gives it away: search in it next time. */
+  language?: string;
   score: number;
 }
 
@@ -34,8 +38,11 @@ export interface ThreadFileAccess {
   extract(id: string, signal?: AbortSignal): Promise<{ file: ThreadFile; document: ExtractedDocument }>;
   /** An image file as a data: URL within the byte cap. Throws FileReadError. */
   readImage(id: string, signal?: AbortSignal): Promise<{ dataUrl: string; width?: number; height?: number }>;
-  /** Best passages for a query; id "*" searches every file of the thread. */
-  search(id: string, query: string, limit: number, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * Best passages for a query; id "*" searches every file of the thread. `query` is one phrasing, or several
+   * searched at once and fused (the person's words and the document's).
+   */
+  search(id: string, query: string | string[], limit: number, options?: SearchOptions): Promise<SearchHit[]>;
 }
 
 /** Reads skills for load_skill. */

@@ -260,10 +260,11 @@ describe('records', () => {
     const { input, steps } = loopInput({ model: fakeModel(fake), tools: [tool] });
     const result = await runAgentTurn(input);
 
-    expect(steps.map(({ durationMs, ...rest }) => (expect(durationMs).toBeGreaterThanOrEqual(0), rest))).toEqual([
+    const before = Date.now();
+    expect(steps.map(({ durationMs, startedAt, ...rest }) => (expect(durationMs).toBeGreaterThanOrEqual(0), expect(startedAt).toBeLessThanOrEqual(before), rest))).toEqual([
       { kind: 'model', name: 'gpt-4o-mini', iteration: 1, inputTokens: 900, outputTokens: 40 },
-      { kind: 'tool', name: 'lookup', iteration: 1, arguments: { key: 'Q3' }, resultChars: '4.2 M€'.length, error: undefined },
-      { kind: 'tool', name: 'lookup', iteration: 1, arguments: { key: 'Q2' }, resultChars: '3.9 M€'.length, error: undefined },
+      { kind: 'tool', name: 'lookup', iteration: 1, arguments: { key: 'Q3' }, resultChars: '4.2 M€'.length, error: undefined, resultPreview: '4.2 M€' },
+      { kind: 'tool', name: 'lookup', iteration: 1, arguments: { key: 'Q2' }, resultChars: '3.9 M€'.length, error: undefined, resultPreview: '3.9 M€' },
       { kind: 'model', name: 'gpt-4o-mini', iteration: 2, inputTokens: 1_000, outputTokens: 20 },
     ]);
     expect(result.usage).toEqual({ inputTokens: 1_900, outputTokens: 60 });

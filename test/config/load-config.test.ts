@@ -9,7 +9,10 @@ describe('loadConfig', () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.config.slack).toMatchObject({ mode: 'http', port: 3000, apiUrl: 'https://slack.com/api/', replyWithoutMention: true });
-    expect(result.config.storage).toEqual({ databaseUrl: undefined, dataDir: './data' });
+    expect(result.config.storage).toEqual({ databaseUrl: undefined, dataDir: './data', databaseWaitMs: 60_000 });
+    expect(result.config.retentionDays).toBe(90);
+    expect(result.config.logMessageText).toBe(false);
+    expect(result.config.slack.allowDirectMessages).toBe(true);
     expect(result.config.skillsDir).toBe('./skills');
     expect(result.config.files.preloadKb).toBe(8);
     expect(result.config.agent.maxIterations).toBe(10);

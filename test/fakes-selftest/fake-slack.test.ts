@@ -131,7 +131,7 @@ describe('threads', () => {
   it('leaves a tombstone when a parent with replies is deleted', async () => {
     const parent = slack.addMessage('C6', { user: 'U1', text: 'p' });
     slack.addMessage('C6', { user: 'U2', thread_ts: parent.ts, text: 'r' });
-    slack.deleteMessage('C6', parent.ts);
+    await slack.deleteMessage('C6', parent.ts);
     const thread = await client.conversations.replies({ channel: 'C6', ts: parent.ts });
     expect(thread.messages?.map((m) => (m as { subtype?: string }).subtype ?? m.text)).toEqual(['tombstone', 'r']);
   });

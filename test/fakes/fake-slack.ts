@@ -14,6 +14,7 @@ import { listen, readBody, sendJson, sendText, Waiters } from './http';
 import { FileStore, type DownloadRecord } from './slack-files';
 import { checkMessage } from './slack-limits';
 import { MessageStore } from './slack-messages';
+import { postSlackEvent } from './slack-signing';
 import type {
   AddFileInput,
   FakeChannel,
@@ -81,8 +82,15 @@ export interface FakeSlack {
   addChannel(channel: FakeChannel): void;
   /** Seeds a message (thread parent or reply). ts auto-generated if absent (monotonic, "1700000000.000100" style). */
   addMessage(channel: string, message: AddMessageInput): StoredMessage;
-  /** Removes a message; a parent with replies becomes a "This message was deleted." tombstone, as in Slack. */
-  deleteMessage(channel: string, ts: string): void;
+  /**
+   * Removes a message; a parent with replies becomes a "This message was deleted." tombstone, as in Slack. A
+   * subscribed app gets the message_deleted event; resolves with that delivery's HTTP status (undefined if none).
+   */
+  deleteMessage(channel: string, ts: string): Promise<number | undefined>;
+  /** Deletes a file as someone would in Slack (info: file_deleted); a subscribed app gets file_deleted. */
+  deleteFile(id: string): Promise<number | undefined>;
+  /** Where Slack sends this workspace's events (signed with `signingSecret`), as an app's event subscription does. */
+  subscribe(eventsUrl: string | (() => string), signingSecret: string): void;
   /** Registers a file with content; returns the Slack file object to attach to messages and events. */
   addFile(file: AddFileInput): SlackFileObject;
   /** The bytes of a seeded or uploaded file (files.uploadV2 lands here), undefined for streamed content. */
@@ -168,6 +176,13 @@ function streamedText(args: Record<string, any>): string {
 }
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
+  let subscription: { url: () => string; signingSecret: string } | undefined;
+  /** Delivers an event to the subscribed app, signed; its HTTP status, or undefined without a subscription. */
+  const sendEvent = async (event: Record<string, unknown>): Promise<number | undefined> => {
+    if (!subscription) return undefined;
+    const response = await postSlackEvent(subscription.url(), subscription.signingSecret, event, { teamId: fake.teamId });
+    return response.status;
+  };
   const botToken = options.botToken ?? 'xoxb-fake-bot-token';
   const botUserId = options.botUserId ?? 'U0BOT';
   const botId = options.botId ?? 'B0BOT';
@@ -671,8 +686,26 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       store.put(channel, message);
       return structuredClone(message);
     },
-    deleteMessage(channel, ts) {
+    async deleteMessage(channel, ts) {
+      const previous = store.get(channel, ts);
       if (!store.delete(channel, ts)) throw new Error(`fake-slack: no message ${channel}/${ts} to delete`);
+      return sendEvent({
+        type: 'message',
+        subtype: 'message_deleted',
+        hidden: true,
+        channel,
+        ts: store.nextTs(),
+        deleted_ts: ts,
+        event_ts: ts,
+        previous_message: previous ? structuredClone(previous) : undefined,
+      });
+    },
+    async deleteFile(id) {
+      if (!files!.remove(id)) throw new Error(`fake-slack: no file ${id} to delete`);
+      return sendEvent({ type: 'file_deleted', file_id: id, event_ts: store.nextTs() });
+    },
+    subscribe(eventsUrl, signingSecret) {
+      subscription = { url: typeof eventsUrl === 'string' ? () => eventsUrl : eventsUrl, signingSecret };
     },
     addFile(file) {
       return files!.add(file);

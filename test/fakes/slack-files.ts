@@ -196,6 +196,14 @@ export class FileStore {
   }
 
   /** files.info: the object, or the error Slack gives. */
+  /** Someone deleted the file in Slack: info says file_deleted, downloads get the sign-in page. */
+  remove(id: string): boolean {
+    const entry = this.files.get(id);
+    if (!entry) return false;
+    entry.access = 'deleted';
+    return true;
+  }
+
   info(id: string): SlackFileObject | 'file_not_found' | 'file_deleted' {
     const entry = this.files.get(id);
     if (!entry) return 'file_not_found';

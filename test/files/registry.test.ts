@@ -50,6 +50,14 @@ describe.each(testDatabases())('file registry on $label', (database) => {
     expect(files[0]).toMatchObject({ name: 'plan.pdf', fileType: 'pdf', sizeBytes: 1000, messageTs: '1700000100.000100' });
   });
 
+  it('fills in the author of a file registered without one (read ahead of time) once a later registration knows it', async () => {
+    const thread = await newThread();
+    await registerThreadFiles(handle.db, thread, [{ ts: '1700000200.000100', files: [pdf('FN', 'notes.pdf')] }]);
+    const files = await registerThreadFiles(handle.db, thread, [{ ts: '1700000200.000100', authorName: 'Ann', files: [pdf('FN', 'notes.pdf')] }]);
+    expect(files.map((f) => [f.id, f.authorName])).toEqual([['F1', 'Ann']]);
+    expect((await listThreadFiles(handle.db, thread)).map((f) => f.authorName)).toEqual(['Ann']);
+  });
+
   it('keeps ids when the thread is registered again, with a new upload, and after the store is reopened', async () => {
     const thread = await newThread();
     const first = [{ ts: '1.000001', authorName: 'Ann', files: [pdf('FX'), pdf('FY')] }];

@@ -190,7 +190,7 @@ describe.each(testDatabases())('thread file access on $label', (database) => {
 
   it('passes search to the searcher with the content hashes of the files it extracted', async () => {
     const { threadId, access } = await threadWith([text('a.txt', 'alpha'), text('b.txt', 'beta')]);
-    const seen: Array<{ files: string[]; hashes: number; query: string }> = [];
+    const seen: Array<{ files: string[]; hashes: number; query: string | string[] }> = [];
     const searching = createThreadFileAccess({
       db: bed.handle.db,
       threadId,

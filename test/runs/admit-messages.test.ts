@@ -104,6 +104,34 @@ describe.each(testDatabases())('admitting a burst on $label', (database) => {
     expect(seen).toEqual(new Set(['duplicate', 'ignored', 'refused', 'queued', 'folded']));
   });
 
+  it('counts one user’s questions across replicas admitting at the same instant, and tells them once per window', async () => {
+    const policy: AccessPolicy = { ...OPEN, userRateLimitPerMinute: 3 };
+    // Two replicas, each admitting ten of one user's new questions in its own transaction, at once (on PostgreSQL
+    // on two connections): without the per-user lock both would count none of the other's and admit three each.
+    const burst = (replica: string) =>
+      Array.from({ length: 10 }, (_, n): IntakeItem => {
+        const ts = `1900000${replica === 'a' ? 1 : 2}${String(n).padStart(2, '0')}.000100`;
+        return { eventId: `EvRL${replica}${n}`, trigger: message({ channelId: 'C0RATE', userId: 'U0BURST', threadTs: ts, messageTs: ts }) };
+      });
+    const [a, b] = await Promise.all([admitMessages(batched.db, policy, burst('a')), admitMessages(batched.db, policy, burst('b'))]);
+    const all = [...a, ...b];
+    expect(all.filter((admission) => admission.kind === 'queued')).toHaveLength(3);
+    const refused = all.filter((admission) => admission.kind === 'refused');
+    expect(refused).toHaveLength(17);
+    expect(refused.filter((admission) => admission.tell)).toHaveLength(1);
+    // Later in the same window: refused again, and not told again.
+    const later = await admitMessages(batched.db, policy, [
+      { eventId: 'EvRLlater', trigger: message({ channelId: 'C0RATE', userId: 'U0BURST', threadTs: '1900000300.000100', messageTs: '1900000300.000100' }) },
+    ]);
+    expect(later).toEqual([expect.objectContaining({ kind: 'refused', tell: false })]);
+    // A window later (the notice a minute old), the next refusal is told again.
+    await batched.db.execute(sql`update rate_limit_notices set notified_at = now() - interval '61 seconds' where user_id = 'U0BURST'`);
+    const nextWindow = await admitMessages(batched.db, policy, [
+      { eventId: 'EvRLnext', trigger: message({ channelId: 'C0RATE', userId: 'U0BURST', threadTs: '1900000400.000100', messageTs: '1900000400.000100' }) },
+    ]);
+    expect(nextWindow).toEqual([expect.objectContaining({ kind: 'refused', tell: true })]);
+  });
+
   it('writes nothing of a burst whose transaction fails, so its retry is not taken for a duplicate', async () => {
     const items: IntakeItem[] = [
       { eventId: 'EvNUL1', trigger: message({ channelId: 'C0NUL', threadTs: '1800000000.000100', messageTs: '1800000000.000100' }) },

@@ -63,6 +63,7 @@ const NEEDS: Record<string, string[]> = {
   'message.im': ['im:history'],
   'message.mpim': ['mpim:history'],
   reaction_added: ['reactions:read'],
+  file_deleted: ['files:read'],
   app_home_opened: [],
   assistant_thread_started: ['assistant:write'],
   assistant_thread_context_changed: ['assistant:write'],

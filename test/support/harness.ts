@@ -79,6 +79,8 @@ export async function startHarness(options: { env?: Record<string, string>; star
   };
   let app = await launch();
   const eventsUrl = () => `http://127.0.0.1:${app.port}/slack/events`;
+  // Slack sends what happens in the workspace (file_deleted, message_deleted) to the app, as a subscription does.
+  slack.subscribe(eventsUrl, SIGNING_SECRET);
 
   const harness: Harness = {
     slack,

@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
 import { MessageChannel, Worker } from 'node:worker_threads';
+import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
@@ -21,9 +22,7 @@ const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.u
 const MIGRATION_LOCK_KEY = 7_412_003_001;
 
 export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
-  return location.driver === 'postgres'
-    ? openPostgres(location.url, location.maxConnections)
-    : openPglite(location.dataDir);
+  return location.driver === 'postgres' ? openPostgres(location) : openPglite(location.dataDir);
 }
 
 async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
@@ -65,23 +64,37 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   };
 }
 
-async function openPostgres(url: string, maxConnections = 10): Promise<DatabaseHandle> {
+/** Defaults for a server that stops answering: a query waits this long at most, then its connection is dropped. */
+const STATEMENT_TIMEOUT_MS = 30_000;
+const CONNECT_TIMEOUT_SECONDS = 10;
+
+async function openPostgres(location: Extract<DatabaseLocation, { driver: 'postgres' }>): Promise<DatabaseHandle> {
+  const { url, maxConnections = 10 } = location;
+  const statementTimeoutMs = location.statementTimeoutMs ?? STATEMENT_TIMEOUT_MS;
+  const connectTimeout = location.connectTimeoutSeconds ?? CONNECT_TIMEOUT_SECONDS;
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
-  // One connection (max: 1), so the session-level advisory lock and the migration share it.
-  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  // One connection (max: 1), so the session-level advisory lock and the migration share it. No statement or
+  // inactivity timeout here: waiting for another replica's migration is silence too.
+  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: connectTimeout });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migrate(drizzle(migrator), { migrationsFolder });
   } finally {
-    await migrator.end({ timeout: 1 });
+    await migrator.end({ timeout: 5 });
   }
+  const socket = socketFactory(url, statementTimeoutMs);
   const client = postgres(url, {
     max: maxConnections,
     onnotice: () => {},
-    connect_timeout: 10,
-    idle_timeout: 30,
+    connect_timeout: connectTimeout,
+    // Closed before the socket's inactivity timeout below would drop them: an idle connection is not a dead one.
+    idle_timeout: Math.max(1, Math.floor(statementTimeoutMs / 2000)),
+    // The server gives up on a statement (or a transaction left idle) after this; the socket below gives up on a
+    // server that stopped answering altogether.
+    connection: { statement_timeout: statementTimeoutMs, idle_in_transaction_session_timeout: statementTimeoutMs * 2 },
+    ...(socket ? { socket } : {}),
     // postgres.js delays a connection's next attempt by 3^failures/100 s (up to 20 s), counting failures across the
     // pool: after a database blip of a few seconds, the queries that landed on such a connection waited up to 20 s
     // more (the health check among them). Our own layers back off already (intake, worker polls); keep this to 1 s.
@@ -112,5 +125,40 @@ async function openPostgres(url: string, maxConnections = 10): Promise<DatabaseH
       }
       await client.end({ timeout: 5 });
     },
+  };
+}
+
+/**
+ * The connection's socket, with what postgres.js cannot set itself: TCP keepalive after 10 s idle (its own
+ * `keep_alive` sets only that, and Linux then waits 75 s × 9 probes), and an inactivity timeout a little longer than
+ * the server's statement_timeout. A healthy server answers or cancels within statement_timeout; a server that
+ * accepted and went silent (half-open after a network partition, a hung proxy) gets its connection destroyed, and
+ * the query fails with CONNECTION_CLOSED instead of hanging the run. Undefined for several hosts or a Unix socket,
+ * where postgres.js's own connect logic is kept.
+ */
+function socketFactory(url: string, statementTimeoutMs: number) {
+  let host: string;
+  let port: number;
+  try {
+    const parsed = new URL(url);
+    if (parsed.hostname === '' || parsed.host.includes(',') || parsed.searchParams.has('host')) return undefined;
+    host = parsed.hostname.replace(/^\[|\]$/g, '');
+    port = Number(parsed.port || 5432);
+  } catch {
+    return undefined;
+  }
+  const silenceMs = statementTimeoutMs + 5_000;
+  // Handed over while still connecting, as postgres.js's own socket would be: it writes the start-up message into
+  // the socket's buffer, and a refused or failed connection reaches its 'error'/'close' handlers, so the pool retries.
+  // (A factory that rejects instead leaves postgres.js's connection stuck in "connecting" for good.)
+  return (): Socket => {
+    const socket = connect({ host, port });
+    socket.setKeepAlive(true, 10_000);
+    socket.setTimeout(silenceMs, () =>
+      socket.destroy(
+        Object.assign(new Error(`PostgreSQL at ${host}:${port} sent nothing for ${silenceMs / 1000} s; dropping the connection`), { code: 'ETIMEDOUT' }),
+      ),
+    );
+    return socket;
   };
 }

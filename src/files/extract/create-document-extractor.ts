@@ -28,6 +28,18 @@ export interface DocumentExtractor {
   extract(input: ExtractInput): Promise<ExtractedDocument>;
   /** Stops the workers; extractions still running or waiting are rejected. */
   close(): Promise<void>;
+  /** The pool as the console's Health page shows it. */
+  stats(): ExtractorStats;
+}
+
+export interface ExtractorStats {
+  /** Worker threads alive now (idle ones exit after a while). */
+  workers: number;
+  maxWorkers: number;
+  /** Files waiting for a worker. */
+  queued: number;
+  /** Files read since start. */
+  completed: number;
 }
 
 export interface ExtractorOptions extends Partial<ExtractLimits> {
@@ -103,6 +115,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
 
   return {
     extract,
+    stats: () => ({ workers: pool.threads.length, maxWorkers: maxThreads, queued: slots.waiting() + pool.queueSize, completed: pool.completed }),
     async close() {
       closed = true;
       slots.close(new Error('The document extractor was closed while this file waited for a worker.'));

@@ -8,6 +8,8 @@ export interface Slots {
   acquire(signal?: AbortSignal): Promise<() => void>;
   /** Rejects every waiter with `reason`; later acquires reject too. */
   close(reason: Error): void;
+  /** Acquires waiting for a free slot now. */
+  waiting(): number;
 }
 
 interface Waiter {
@@ -55,6 +57,7 @@ export function createSlots(capacity: number): Slots {
         waiters.push(waiter);
       });
     },
+    waiting: () => waiters.length,
     close(reason) {
       closed = reason;
       for (const waiter of waiters.splice(0)) waiter.reject(reason);

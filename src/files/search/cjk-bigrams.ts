@@ -37,3 +37,38 @@ export function toCjkBigrams(text: string): string[] {
 export function withoutCjk(text: string): string {
   return text.replace(CJK_RUN, ' ');
 }
+
+/**
+ * Question words and particles of Chinese questions: "多少", "什么", "是" say how the question is asked, not what it
+ * is about, and as bigrams ("是多", "多少") they match every page that asks or counts anything.
+ */
+const CJK_QUESTION_WORDS = new Set([
+  '的', '是', '了', '吗', '呢', '在', '有', '和', '与', '或', '及', '把', '被', '给', '对', '从', '里', '中', '上', '下',
+  '什么', '多少', '哪', '哪些', '哪个', '哪天', '哪里', '几', '谁', '为什么', '为何', '如何', '怎么', '怎样', '是否',
+  '有没有', '有无', '没有', '是不是', '这个', '那个', '这', '那', '请问', '一下',
+]);
+const segmenter = new Intl.Segmenter('zh', { granularity: 'word' });
+
+/**
+ * A query's CJK bigrams without the question's scaffolding. A document is indexed with every overlapping bigram; a
+ * question need not be: pairs with a question word ("是多", "多少", "的存" in 存货期末有多少) match every page that
+ * asks or counts anything. Intl.Segmenter (ICU's dictionary) finds the question words; they break the run, and the
+ * rest keeps its overlapping bigrams (so 净|额, which the dictionary splits, still gives 净额). A query of nothing but
+ * question words keeps its plain bigrams.
+ */
+export function toCjkQueryBigrams(query: string): string[] {
+  const grams: string[] = [];
+  for (const run of query.replace(CJK_GAP, '').matchAll(CJK_RUN)) {
+    let kept = '';
+    for (const { segment } of segmenter.segment(run[0])) {
+      if (!CJK_QUESTION_WORDS.has(segment)) {
+        kept += segment;
+        continue;
+      }
+      grams.push(...toCjkBigrams(kept));
+      kept = '';
+    }
+    grams.push(...toCjkBigrams(kept));
+  }
+  return grams.length > 0 ? grams : toCjkBigrams(query);
+}

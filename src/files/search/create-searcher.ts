@@ -4,20 +4,27 @@ import { chunks, documents } from '../../store/schema';
 import type { SearchHit } from '../../tools/tool';
 import { findDocument } from '../file-store';
 import type { ThreadFile } from '../../core/thread-file';
+import { expandWords, loadVocabulary } from './document-vocabulary';
 import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { fuseRankings } from './fuse-rankings';
 import { indexDocument } from './index-document';
-import { isEmptyQuery, parseQuery } from './query-terms';
+import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
 import { rankByFullText } from './rank-full-text';
-import { selectSnippet } from './select-snippet';
+import { describeMatch } from './match-reason';
+import { closestWords, selectSnippet } from './select-snippet';
+import { describeTextLanguage } from './text-search-language';
 
 /** What the thread's file access asks for: these files (already extracted), their content hashes by file id. */
 export interface SearchRequest {
   files: ThreadFile[];
   contentHashes: Map<string, string>;
-  query: string;
+  /**
+   * What to look for. Several phrasings (the person's words, the document's words, a translation into the
+   * document's language) are searched each on its own and their rankings fused, so one call covers them all.
+   */
+  query: string | string[];
   limit: number;
   /** Longest excerpt per hit. */
   snippetChars?: number;
@@ -64,9 +71,10 @@ export function createSearcher(options: SearcherOptions): Searcher {
   };
 
   return async ({ files, contentHashes, query, limit, snippetChars = DEFAULT_SNIPPET_CHARS, signal }) => {
-    const terms = parseQuery(query);
-    if (isEmptyQuery(terms)) {
-      throw new Error(`The search query "${query}" has no words to look for; give a few words or a phrase from the text.`);
+    const queries = listQueries(query);
+    const parsed = queries.map((text) => ({ text, terms: parseQuery(text) })).filter((q) => !isEmptyQuery(q.terms));
+    if (parsed.length === 0) {
+      throw new Error(`The search query ${JSON.stringify(query)} has no words to look for; give a few words or a phrase from the text.`);
     }
     // The same bytes shared twice in a thread are one document; its passages are credited to the first file.
     const fileByHash = new Map<string, ThreadFile>();
@@ -79,26 +87,69 @@ export function createSearcher(options: SearcherOptions): Searcher {
     for (const hash of await findUnindexed(db, hashes)) await ensureIndexed(hash, signal);
     signal?.throwIfAborted();
 
-    const fullText = await rankByFullText(db, hashes, terms, embedder ? CANDIDATES : limit);
-    let ranked = fullText;
-    if (embedder) {
-      const embedQuery = async () => {
-        try {
-          return (await embedder.embed([query], signal))[0];
-        } catch (error) {
-          // The embeddings endpoint being down costs the search its semantic half, not its answer.
-          if (signal?.aborted) throw error;
-          return undefined;
-        }
-      };
-      const byMeaning = await rankByEmbedding(db, hashes, embedQuery, embedder.model, CANDIDATES);
-      if (byMeaning.ranked.length > 0) {
-        ranked = fuseRankings([fullText.map((r) => r.id), byMeaning.ranked.map((r) => r.id)], limit);
-      }
-      for (const hash of byMeaning.incomplete) embedInBackground(hash);
+    const fused = parsed.length > 1 || Boolean(embedder);
+    const vocabularies = await Promise.all(hashes.map((hash) => loadVocabulary(db, hash)));
+    const lists: Array<Array<{ id: number; score: number }>> = [];
+    for (const { terms } of parsed) {
+      const expansions = expandWords(vocabularies, terms.words);
+      const ranked = await rankByFullText(db, hashes, terms, Math.max(RERANKED, fused ? CANDIDATES : limit), expansions);
+      lists.push((await rerankByProximity(db, ranked, terms)).slice(0, fused ? CANDIDATES : limit));
     }
-    return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => selectSnippet(text, terms, snippetChars).text);
+    if (embedder) {
+      // Every phrasing embedded in one request; none of them when no chunk has a vector of this model yet.
+      let vectors: Promise<Array<number[] | undefined>> | undefined;
+      const embedAll = () => (vectors ??= embedder.embed(parsed.map((q) => q.text), signal).catch((error: unknown) => {
+        // The embeddings endpoint being down costs the search its semantic half, not its answer.
+        if (signal?.aborted) throw error;
+        return [];
+      }));
+      for (let i = 0; i < parsed.length; i += 1) {
+        const byMeaning = await rankByEmbedding(db, hashes, async () => (await embedAll())[i], embedder.model, CANDIDATES);
+        if (byMeaning.ranked.length > 0) lists.push(byMeaning.ranked);
+        if (i === 0) for (const hash of byMeaning.incomplete) embedInBackground(hash);
+      }
+    }
+    const ranked = lists.length === 1 ? lists[0]! : fuseRankings(lists.map((list) => list.map((r) => r.id)), limit);
+    const terms = mergeTerms(parsed.map((q) => q.terms));
+    return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => ({
+      snippet: selectSnippet(text, terms, snippetChars).text,
+      reason: describeMatch(text, parsed),
+    }));
   };
+}
+
+/** Candidates whose text is read to reward query words standing together; the rest keep their BM25 order. */
+const RERANKED = 20;
+/** Characters within which query words count as standing together: about a sentence. */
+const PROXIMITY_CHARS = 160;
+/** What each further query word in that window adds to a passage's score, as a share of it. */
+const PROXIMITY_BONUS = 0.15;
+
+/**
+ * BM25 counts words, not where they stand. The first candidates are read again and each gains a share for every
+ * further query word standing within a sentence of the others, so the passage that says the thing asked about
+ * moves above one that only mentions its words here and there.
+ */
+async function rerankByProximity(db: Database, ranked: Array<{ id: number; score: number }>, terms: QueryTerms) {
+  if (terms.words.length < 2 || ranked.length < 2) return ranked;
+  const head = ranked.slice(0, RERANKED);
+  const rows = await db.select({ id: chunks.id, text: chunks.text }).from(chunks).where(inArray(chunks.id, head.map((r) => r.id)));
+  const textOf = new Map(rows.map((r) => [r.id, r.text]));
+  const rescored = head.map((r) => {
+    const together = closestWords(textOf.get(r.id) ?? '', terms, PROXIMITY_CHARS);
+    return { id: r.id, score: r.score * (1 + PROXIMITY_BONUS * Math.max(0, together - 1)) };
+  });
+  return [...rescored.sort((a, b) => b.score - a.score || a.id - b.id), ...ranked.slice(RERANKED)];
+}
+
+/** The phrasings of a request, trimmed, empty and repeated ones dropped. */
+function listQueries(query: string | string[]): string[] {
+  const list = (Array.isArray(query) ? query : [query]).map((q) => q.trim().replace(/\s+/g, ' ')).filter(Boolean);
+  return [...new Set(list)];
+}
+
+function mergeTerms(all: QueryTerms[]): QueryTerms {
+  return { words: [...new Set(all.flatMap((t) => t.words))], bigrams: [...new Set(all.flatMap((t) => t.bigrams))] };
 }
 
 async function findUnindexed(db: Database, hashes: string[]): Promise<string[]> {
@@ -118,7 +169,7 @@ async function loadHits(
   db: Database,
   ranked: Array<{ id: number; score: number }>,
   fileByHash: Map<string, ThreadFile>,
-  snippetOf: (text: string) => string,
+  explain: (text: string) => { snippet: string; reason: string },
 ): Promise<SearchHit[]> {
   if (ranked.length === 0) return [];
   const rows = await db
@@ -145,9 +196,11 @@ async function loadHits(
       start: row.start,
       end: row.end,
       text: row.text,
-      snippet: snippetOf(row.text),
+      ...explain(row.text),
       score,
     };
+    const language = describeTextLanguage(row.text);
+    if (language) hit.language = language;
     if (row.page !== null) hit.page = row.page;
     return [hit];
   });

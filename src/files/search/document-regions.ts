@@ -1,4 +1,5 @@
 import type { ExtractedDocument, TextSegment } from '../../core/thread-file';
+import { findPrintedPageNumbers } from './printed-page-numbers';
 
 /**
  * The stretches of a document that chunks may not cross: pages, slides and sheets as the extractor found them, or
@@ -8,7 +9,10 @@ import type { ExtractedDocument, TextSegment } from '../../core/thread-file';
 export interface TextRegion {
   start: number;
   end: number;
-  /** Cited location: "p. 37", "slide 4", "Sheet 'Budget'", "§ Results"; empty when the text has no structure. */
+  /**
+   * Cited location: "p. 37", "slide 4", "Sheet 'Budget'", "§ Results"; empty when the text has no structure. A PDF
+   * page whose printed number differs says both: "p. 12 (printed 9)".
+   */
   location: string;
   page?: number;
   /** Sheets are tables: a chunk of one is cited by its rows as well. */
@@ -41,6 +45,7 @@ export function listRegions(document: ExtractedDocument): TextRegion[] {
 
 function regionsFromSegments(text: string, segments: TextSegment[]): TextRegion[] {
   const regions: TextRegion[] = [];
+  const printed = findPrintedPageNumbers(text, segments);
   const first = segments[0]!;
   if (first.kind === 'section' && countVisible(text, 0, first.start) >= MIN_GAP_CHARS) {
     regions.push({ start: 0, end: first.start, location: 'beginning' });
@@ -56,6 +61,8 @@ function regionsFromSegments(text: string, segments: TextSegment[]): TextRegion[
     if (segment.kind === 'page') {
       region.page = segment.number;
       region.start += markerLength(text, start, end);
+      const printedNumber = printed.get(segment.number);
+      if (printedNumber !== undefined) region.location = `${region.location} (printed ${printedNumber})`;
     }
     if (pending) {
       // Only sections merge: a page or a slide is a citation of its own. The section with the content names it.

@@ -1,10 +1,10 @@
-import { toCjkBigrams, withoutCjk } from './cjk-bigrams';
+import { toCjkQueryBigrams, withoutCjk } from './cjk-bigrams';
 import { guessTextSearchLanguage, isFunctionWord } from './text-search-language';
 
 /**
  * A search query as terms. Words are kept as the person wrote them (lower-cased); the database stems each one in
  * every supported language when it ranks (rank-full-text.ts). CJK parts become character bigrams, as they were
- * indexed. Function words ("the", "der", "le") go, unless nothing else is left.
+ * indexed, but only inside the query's words (see toCjkQueryBigrams). Function words ("the", "der", "le") go, unless nothing else is left.
  */
 export interface QueryTerms {
   words: string[];
@@ -19,7 +19,7 @@ export function parseQuery(query: string): QueryTerms {
   const all = unique(Array.from(plain.toLowerCase().matchAll(WORD), (m) => m[0]));
   const language = guessTextSearchLanguage(plain).config;
   const content = all.filter((word) => !isFunctionWord(word, language));
-  return { words: content.length > 0 ? content : all, bigrams: unique(toCjkBigrams(query)) };
+  return { words: content.length > 0 ? content : all, bigrams: unique(toCjkQueryBigrams(query)) };
 }
 
 export function isEmptyQuery(terms: QueryTerms): boolean {

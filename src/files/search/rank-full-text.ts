@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../store/database';
+import type { Expansion } from './document-vocabulary';
 import type { QueryTerms } from './query-terms';
 import { STEMMED_CONFIGS } from './text-search-language';
 
@@ -32,9 +33,10 @@ export async function rankByFullText(
   contentHashes: string[],
   terms: QueryTerms,
   limit: number,
+  expansions: Expansion[] = [],
 ): Promise<RankedChunk[]> {
   if (contentHashes.length === 0 || (terms.words.length === 0 && terms.bigrams.length === 0)) return [];
-  const result = await db.execute(rankingQuery(contentHashes, terms, limit));
+  const result = await db.execute(rankingQuery(contentHashes, terms, limit, expansions));
   return rowsOf<{ id: number | string; score: number | string }>(result).map((row) => ({
     id: Number(row.id),
     score: Number(row.score),
@@ -42,25 +44,39 @@ export async function rankByFullText(
 }
 
 /** The ranking statement on its own, so it can be explained (EXPLAIN ANALYZE) as well as run. */
-export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: number): SQL {
+export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: number, expansions: Expansion[] = []): SQL {
   const configs = JSON.stringify(['simple', ...STEMMED_CONFIGS]);
   const hashes = toArrayLiteral(contentHashes);
+  // A fuzzy lexeme counts for its query word (a chunk with both is not counted twice); a compound part is a term of
+  // its own. Word terms are numbered from 1, parts from 2000, bigrams from 1000 (below).
+  const extra = JSON.stringify(expansions.map((e) => ({
+    term: e.part ? 2000 + e.word * 10 + e.part : e.word + 1,
+    lexeme: e.lexeme,
+    weight: e.weight,
+  })));
   return sql`
     with words as (
       select w.ord::int as term, w.word
       from jsonb_array_elements_text(${JSON.stringify(terms.words)}::jsonb) with ordinality as w(word, ord)
     ),
-    alternatives as (
-      select distinct w.term, lex.lexeme, false as cjk
+    exact as (
+      select distinct w.term, lex.lexeme, false as cjk, 1::float8 as weight
       from words w
       cross join jsonb_array_elements_text(${configs}::jsonb) as cfg(name)
       cross join lateral unnest(tsvector_to_array(to_tsvector(cfg.name::regconfig, w.word))) as lex(lexeme)
       union all
       -- a bare number in the text may have been read as a signed integer ("2020-17221" → '2020', '-17221')
-      select w.term, '-' || w.word, false from words w where w.word ~ '^[0-9]+$'
+      select w.term, '-' || w.word, false, 1 from words w where w.word ~ '^[0-9]+$'
       union all
-      select (1000 + g.ord)::int, g.gram, true
+      select (1000 + g.ord)::int, g.gram, true, 1
       from jsonb_array_elements_text(${JSON.stringify(terms.bigrams)}::jsonb) with ordinality as g(gram, ord)
+    ),
+    alternatives as (
+      select * from exact
+      union all
+      select e.term, e.lexeme, false, e.weight
+      from jsonb_to_recordset(${extra}::jsonb) as e(term int, lexeme text, weight float8)
+      where not exists (select 1 from exact x where x.lexeme = e.lexeme and not x.cjk)
     ),
     queries as (
       select
@@ -94,7 +110,7 @@ export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: 
       cross join lateral unnest(ts_filter(setweight(m.cjk_tsv, 'A', q.gram_lexemes), '{a}')) as u
     ),
     frequencies as (
-      select c.id, c.tokens, a.term, a.cjk, max(c.tf) as tf
+      select c.id, c.tokens, a.term, a.cjk, max(c.tf) as tf, max(a.weight) as weight
       from lexeme_counts c join alternatives a on a.lexeme = c.lexeme and a.cjk = c.cjk
       group by c.id, c.tokens, a.term, a.cjk
     ),
@@ -102,7 +118,7 @@ export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: 
       select f.*, count(*) over (partition by f.term)::float8 as df from frequencies f
     )
     select w.id, sum(
-      case when w.cjk then ${constant(BIGRAM_WEIGHT)} else 1 end
+      case when w.cjk then ${constant(BIGRAM_WEIGHT)} else w.weight end
       * ln(1 + (st.n - w.df + 0.5) / (w.df + 0.5))
       * w.tf * ${constant(K1 + 1)} / (w.tf + ${constant(K1)} * (1 - ${constant(B)} + ${constant(B)} * w.tokens / st.avg_tokens))
     ) as score

@@ -42,9 +42,49 @@ interface Match {
   end: number;
 }
 
+/**
+ * How many of the query's words stand close together somewhere in the passage: the most distinct query words (by
+ * stem) inside any window of `width` characters. A passage with "Lion Air Flight 610 … October 29" in one sentence
+ * answers better than one with the same words scattered over a page.
+ */
+export function closestWords(passage: string, terms: QueryTerms, width: number): number {
+  const stems = stemsOf(terms);
+  const hits: Array<{ at: number; stem: number }> = [];
+  for (const word of passage.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const folded = fold(word[0]);
+    const stem = stems.findIndex((s) => (s.length < 4 ? folded === s : folded.startsWith(s)));
+    if (stem !== -1) hits.push({ at: word.index, stem });
+  }
+  let best = 0;
+  let left = 0;
+  const counts = new Map<number, number>();
+  for (const hit of hits) {
+    counts.set(hit.stem, (counts.get(hit.stem) ?? 0) + 1);
+    while (hit.at - hits[left]!.at > width) {
+      const gone = hits[left]!.stem;
+      const count = counts.get(gone)! - 1;
+      if (count === 0) counts.delete(gone);
+      else counts.set(gone, count);
+      left += 1;
+    }
+    best = Math.max(best, counts.size);
+  }
+  return best;
+}
+
+/** The passage's words (or CJK runs) that a query's terms matched, each once, in passage order. */
+export function matchedWords(passage: string, terms: QueryTerms): string[] {
+  const seen = new Map<string, string>();
+  for (const match of findMatches(passage, terms)) {
+    const text = passage.slice(match.start, match.end).replace(/\s+/g, ' ');
+    if (!seen.has(fold(text))) seen.set(fold(text), text);
+  }
+  return [...seen.values()];
+}
+
 function findMatches(passage: string, terms: QueryTerms): Match[] {
   const matches: Match[] = [];
-  const stems = terms.words.map((w) => fold(w)).map((w) => (w.length > 5 ? w.slice(0, Math.max(4, w.length - 3)) : w));
+  const stems = stemsOf(terms);
   for (const word of passage.matchAll(/[\p{L}\p{N}]+/gu)) {
     const folded = fold(word[0]);
     if (stems.some((stem) => (stem.length < 4 ? folded === stem : folded.startsWith(stem)))) {
@@ -101,6 +141,11 @@ function snapToWordEnd(text: string, at: number): number {
   if (at >= text.length) return text.length;
   const space = text.lastIndexOf(' ', at);
   return space !== -1 && at - space < 20 ? space : at;
+}
+
+/** A prefix test stands in for stemming: long words lose up to three letters, short ones must match whole. */
+function stemsOf(terms: QueryTerms): string[] {
+  return terms.words.map((w) => fold(w)).map((w) => (w.length > 5 ? w.slice(0, Math.max(4, w.length - 3)) : w));
 }
 
 /** Lower case without accents, so "Räume" and "raume" compare equal. */

@@ -71,3 +71,25 @@ function buildWordIndex(): Map<string, TextSearchConfig[]> {
   }
   return index;
 }
+
+const SCRIPT_LANGUAGES: Array<[RegExp, string]> = [
+  [/[\p{Script=Hiragana}\p{Script=Katakana}]/gu, 'Japanese'],
+  [/\p{Script=Hangul}/gu, 'Korean'],
+  [/\p{Script=Han}/gu, 'Chinese'],
+  [/\p{Script=Arabic}/gu, 'Arabic'],
+];
+
+/**
+ * The language a passage is written in, as a word for the model ("German", "Chinese"), or undefined when the text
+ * does not give it away. Scripts decide first (a passage a fifth Han characters is Chinese, kana make it
+ * Japanese), then function words as for stemming.
+ */
+export function describeTextLanguage(text: string): string | undefined {
+  const letters = (text.match(/\p{L}/gu) ?? []).length;
+  if (letters === 0) return undefined;
+  for (const [pattern, name] of SCRIPT_LANGUAGES) {
+    if ((text.match(pattern) ?? []).length * 5 >= letters) return name;
+  }
+  const { config } = guessTextSearchLanguage(text);
+  return config === 'simple' ? undefined : config[0]!.toUpperCase() + config.slice(1);
+}

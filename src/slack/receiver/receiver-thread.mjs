@@ -65,8 +65,13 @@ async function handle(req, res) {
   try {
     body = parseSlackBody(rawBody, single(req.headers['content-type']));
   } catch (error) {
-    log('warn', 'refused a signed request whose body could not be read', { reason: error instanceof Error ? error.message : String(error) });
-    return void res.writeHead(400).end();
+    // Signed, so from Slack (or a proxy in front of it): acknowledged, or Slack would only send it again, and dropped
+    // with one line saying why, never what it said.
+    log('warn', 'dropped a signed request whose body could not be read', {
+      // JSON.parse's message quotes the body: say only that it was not JSON.
+      reason: error instanceof SyntaxError ? 'not valid JSON' : error instanceof Error ? error.message : String(error),
+    });
+    return void res.writeHead(200).end();
   }
 
   const retry = retryOf(req.headers);

@@ -39,7 +39,10 @@ export function verifySlackSignature({ signingSecret, rawBody, timestamp, signat
 export function parseSlackBody(rawBody, contentType) {
   if (contentType?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded') {
     const form = parseQueryString(rawBody);
-    return typeof form.payload === 'string' ? JSON.parse(form.payload) : { ...form };
+    if (typeof form.payload !== 'string') return { ...form };
+    const payload = JSON.parse(form.payload);
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) throw new Error('the payload field is not a JSON object');
+    return payload;
   }
   const body = JSON.parse(rawBody);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new Error('the JSON body is not an object');

@@ -50,7 +50,8 @@ describe.skipIf(!available).each(testDatabases())('search over corpus documents 
 
   it('finds the right page of a 117-page German textbook', async () => {
     const [hit] = await searchFile('GeoTopo-komprimiert.pdf', 'Was ist die französische Eisenbahnmetrik?');
-    expect(hit).toMatchObject({ location: 'p. 12', page: 12 });
+    // The PDF's page 12 is printed as page 9: the citation names both, so either can be found again.
+    expect(hit).toMatchObject({ location: 'p. 12 (printed 9)', page: 12 });
     const [proof] = await searchFile('GeoTopo-komprimiert.pdf', 'Satz von Seifert und van Kampen');
     expect(proof!.page).toBeGreaterThan(50);
   });

@@ -1,6 +1,8 @@
 /**
  * A TCP proxy in front of PostgreSQL with an off switch: `down()` cuts every open connection and stops listening,
  * so new connections are refused as they are while a database restarts; `up()` listens on the same port again.
+ * `silence()` keeps every connection open and forwards nothing more, either way: a half-open server after a network
+ * partition, or a hung proxy.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -9,11 +11,13 @@ export interface TcpProxy {
   port: number;
   down(): Promise<void>;
   up(): Promise<void>;
+  silence(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  let silent = false;
   const server: Server = createServer((client) => {
     const upstream = createConnection(target.port, target.host);
     const cut = () => {
@@ -26,8 +30,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     sockets.add(upstream);
     client.on('error', cut).on('close', cut);
     upstream.on('error', cut).on('close', cut);
-    client.pipe(upstream);
-    upstream.pipe(client);
+    // Forwarded chunk by chunk (not piped), so that silence() can swallow what is in flight from then on.
+    client.on('data', (chunk) => silent || upstream.write(chunk));
+    upstream.on('data', (chunk) => silent || client.write(chunk));
   });
   const listenOn = (port: number) => new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', () => resolve()));
   await listenOn(0);
@@ -42,7 +47,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     port,
     down: stop,
     async up() {
+      silent = false;
       if (!server.listening) await listenOn(port);
+    },
+    silence() {
+      silent = true;
     },
     close: stop,
   };
