@@ -1,4 +1,4 @@
-import { and, count, gt, inArray, sql } from 'drizzle-orm';
+import { and, count, gt, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../store/database';
 import { runs } from '../store/schema';
 import type { Trigger } from './trigger';
@@ -66,7 +66,7 @@ export async function countRecentQuestions(db: Database, userIds: readonly strin
   const rows = await db
     .select({ userId: runs.triggerUserId, asked: count() })
     .from(runs)
-    .where(and(inArray(runs.triggerUserId, distinct), gt(runs.createdAt, sql`now() - interval '1 minute'`)))
+    .where(and(inArray(runs.triggerUserId, distinct), gt(runs.createdAt, sql`now() - interval '1 minute'`), ne(runs.status, 'refused'))) // a question turned away by a daily limit did not start an answer
     .groupBy(runs.triggerUserId);
   return new Map(rows.map((row) => [row.userId ?? '', row.asked]));
 }

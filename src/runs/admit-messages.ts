@@ -63,11 +63,17 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
     if (fresh.length === 0) return admissions as Admission[];
     const triggers = fresh.map((index) => items[index]!.trigger);
     const limited = policy.userRateLimitPerMinute > 0;
-    // Counted under a per-user lock held to the end of this transaction: two replicas admitting one user's questions
-    // at the same instant take turns, and each counts the runs the other wrote.
-    if (limited) await lockUsers(db, triggers.map((t) => t.userId));
+    const spendLimited = hasDailyLimits(policy.dailyLimits);
+    // Counted under per-user (and, with daily limits, per-channel) locks held to the end of this transaction: two
+    // replicas admitting one user's questions at the same instant take turns, and each counts the runs the other wrote.
+    if (limited || spendLimited) {
+      await lockSubjects(db, [
+        ...triggers.map((t) => `user ${t.userId}`),
+        ...(spendLimited ? triggers.map((t) => `channel ${t.channelId}`) : []),
+      ]);
+    }
     const asked = limited ? await countRecentQuestions(db, triggers.map((t) => t.userId)) : new Map<string, number>();
-    const spend = hasDailyLimits(policy.dailyLimits)
+    const spend = spendLimited
       ? await readTodaysSpend(db, { userIds: triggers.map((t) => t.userId), channelIds: triggers.map((t) => t.channelId) })
       : NO_SPEND;
     const plans = planAdmissions(triggers, { asked, threads: await readThreadFacts(db, triggers), spend, now: new Date() }, policy);
@@ -169,9 +175,9 @@ function runRequestFor(trigger: Trigger, threadIdOf: ReadonlyMap<string, number>
   };
 }
 
-/** Transaction-scoped locks on each user's rate-limit count, taken in one order so that replicas cannot deadlock. */
-async function lockUsers(db: Database, userIds: readonly string[]): Promise<void> {
-  const distinct = [...new Set(userIds)].sort();
+/** Transaction-scoped locks on each user's (or channel's) counts, taken in one order so that replicas cannot deadlock. */
+async function lockSubjects(db: Database, subjects: readonly string[]): Promise<void> {
+  const distinct = [...new Set(subjects)].sort();
   if (distinct.length === 0) return;
   await db.execute(sql`select pg_advisory_xact_lock(hashtext('threadwise rate limit ' || u)) from unnest(${toTextArray(distinct)}::text[]) as u order by u`);
 }

@@ -7,7 +7,8 @@ import type { WebClient } from '@slack/web-api';
 import { describeOverrides, type EffectiveChannelSettings } from '../config/channel-settings';
 import type { Logger } from '../logging/logger';
 import type { SkillSummary } from '../skills/types';
-import { homeUsageTotalsSince, recentQuestionsOf, type RecentQuestion, type UsageTotals } from '../store/app-home-store';
+import { recentQuestionsOf, type RecentQuestion } from '../store/app-home-store';
+import { readUsageTotals, type UsageRow } from '../store/usage-store';
 import type { Database } from '../store/database';
 import { escapeMrkdwn } from './format/escape-mrkdwn';
 import type { ToolListing } from './format-tool-list';
@@ -28,7 +29,7 @@ export interface AppHomeHost {
   event(name: 'app_home_opened', listener: (args: { event: any; body: any; client: WebClient }) => Promise<void>): unknown;
 }
 
-const WEEK_MS = 7 * 24 * 60 * 60_000;
+const DAY_MS = 24 * 60 * 60_000;
 const MAX_CHANNELS = 15;
 
 export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): void {
@@ -40,13 +41,18 @@ export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): vo
       const [channels, recent, usage] = await Promise.all([
         channelsWithSettings(client, deps, teamId),
         recentWithLinks(client, deps, user),
-        deps.admins.includes(user) ? homeUsageTotalsSince(deps.db, new Date(deps.now() - WEEK_MS)) : Promise.resolve(undefined),
+        deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
       ]);
       await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools() }) as never } });
     } catch (error) {
       deps.logger.warn('could not publish the home tab', { user, error });
     }
   });
+}
+
+/** Today and the six UTC days before it: the same days the console's usage and the daily limits count. */
+function lastSevenUtcDays(now: number): { from: string; to: string } {
+  return { from: new Date(now - 6 * DAY_MS).toISOString().slice(0, 10), to: new Date(now).toISOString().slice(0, 10) };
 }
 
 interface ChannelLine {
@@ -81,7 +87,7 @@ export interface HomeContent {
   channels: ChannelLine[];
   recent: Array<RecentQuestion & { link?: string }>;
   /** Only for admins. */
-  usage?: UsageTotals;
+  usage?: UsageRow;
   skills: SkillSummary[];
   tools: ToolListing[];
 }
@@ -131,7 +137,7 @@ export function renderHome(content: HomeContent): unknown[] {
     blocks.push(
       { type: 'divider' },
       header('Usage, last 7 days (admins only)'),
-      section(`*${u.runs}* runs · *${u.failures}* failed · *${(u.inputTokens + u.outputTokens).toLocaleString('en')}* tokens (${u.inputTokens.toLocaleString('en')} in, ${u.outputTokens.toLocaleString('en')} out)`),
+      section(`*${u.runs}* runs · *${u.failed}* failed · *${(u.inputTokens + u.outputTokens).toLocaleString('en')}* tokens (${u.inputTokens.toLocaleString('en')} in, ${u.outputTokens.toLocaleString('en')} out)`),
     );
   }
   return blocks;

@@ -1,8 +1,7 @@
 /**
- * What the App Home shows from the database: a person's own recent questions, and for admins the week's usage.
- * (The operator console has richer usage queries; this is the one small total the home tab needs.)
+ * What the App Home shows from the database besides usage (usage-store.ts): a person's own recent questions.
  */
-import { count, desc, eq, gt, sql, sum } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import type { Database } from './database';
 import { runs, threads } from './schema';
 
@@ -31,25 +30,4 @@ export async function recentQuestionsOf(db: Database, userId: string, limit = 5)
     .where(eq(runs.triggerUserId, userId))
     .orderBy(desc(runs.createdAt), desc(runs.id))
     .limit(limit);
-}
-
-export interface UsageTotals {
-  runs: number;
-  failures: number;
-  inputTokens: number;
-  outputTokens: number;
-}
-
-/** Runs, tokens and failed runs since `since` (the home tab asks for the last seven days), across the workspace. */
-export async function homeUsageTotalsSince(db: Database, since: Date): Promise<UsageTotals> {
-  const [row] = await db
-    .select({
-      runs: count(),
-      failures: sql<number>`count(*) filter (where ${runs.status} = 'failed')`.mapWith(Number),
-      inputTokens: sum(runs.inputTokens).mapWith(Number),
-      outputTokens: sum(runs.outputTokens).mapWith(Number),
-    })
-    .from(runs)
-    .where(gt(runs.createdAt, since));
-  return { runs: row?.runs ?? 0, failures: row?.failures ?? 0, inputTokens: row?.inputTokens ?? 0, outputTokens: row?.outputTokens ?? 0 };
 }

@@ -1,6 +1,6 @@
 /**
  * Usage: runs, tokens and cost grouped by day, channel, user or model, read-only. The console's Usage page and CSV
- * use it; so can anything else that needs "what did this cost" (App Home's week for admins: `readChannelWeekUsage`).
+ * use it, and App Home's last seven days for admins (`readUsageTotals`).
  * Days are UTC days, the same days the daily limits count.
  */
 import { sql, type SQL } from 'drizzle-orm';
@@ -14,6 +14,7 @@ export interface UsageRow {
   key: string;
   runs: number;
   refused: number;
+  failed: number;
   inputTokens: number;
   outputTokens: number;
   costUsd: number;
@@ -38,11 +39,12 @@ export async function readUsage(db: Database, grouping: UsageGrouping, range: Us
   const key = GROUP_KEY[grouping];
   const result = await db.execute(sql`
     select ${key} as key, count(*) filter (where status <> 'refused') as runs, count(*) filter (where status = 'refused') as refused,
+      count(*) filter (where status = 'failed') as failed,
       coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens, coalesce(sum(cost_usd), 0) as cost_usd
     from runs
     where ${rangeCondition(range)}
     group by 1
-    order by ${grouping === 'day' ? sql`1` : sql`6 desc, 1`}
+    order by ${grouping === 'day' ? sql`1` : sql`cost_usd desc, 1`}
     limit ${limit}`);
   return rowsOf<Record<string, unknown>>(result).map(toUsageRow);
 }
@@ -51,16 +53,10 @@ export async function readUsage(db: Database, grouping: UsageGrouping, range: Us
 export async function readUsageTotals(db: Database, range: UsageRange): Promise<UsageRow> {
   const result = await db.execute(sql`
     select 'total' as key, count(*) filter (where status <> 'refused') as runs, count(*) filter (where status = 'refused') as refused,
+      count(*) filter (where status = 'failed') as failed,
       coalesce(sum(input_tokens), 0) as input_tokens, coalesce(sum(output_tokens), 0) as output_tokens, coalesce(sum(cost_usd), 0) as cost_usd
     from runs where ${rangeCondition(range)}`);
   return toUsageRow(rowsOf<Record<string, unknown>>(result)[0] ?? {});
-}
-
-/** A channel's last seven UTC days (today included), per day: what App Home shows admins. */
-export async function readChannelWeekUsage(db: Database, channelId: string, today = new Date()): Promise<UsageRow[]> {
-  const to = today.toISOString().slice(0, 10);
-  const from = new Date(today.getTime() - 6 * 86_400_000).toISOString().slice(0, 10);
-  return readUsage(db, 'day', { from, to, channelId });
 }
 
 /** Who spent most today (UTC), users and channels: the console's "about to blow the budget" list. */
@@ -95,6 +91,7 @@ function toUsageRow(row: Record<string, unknown>): UsageRow {
     key: String(row.key ?? ''),
     runs: Number(row.runs ?? 0),
     refused: Number(row.refused ?? 0),
+    failed: Number(row.failed ?? 0),
     inputTokens: Number(row.input_tokens ?? 0),
     outputTokens: Number(row.output_tokens ?? 0),
     costUsd: Number(row.cost_usd ?? 0),

@@ -9,7 +9,7 @@ import type { DatabaseHandle } from '../../src/store/database';
 import { upsertThread } from '../../src/store/thread-store';
 import { runs } from '../../src/store/schema';
 import { listRuns, readQueueState, readRunDetail } from '../../src/store/console-queries';
-import { readChannelWeekUsage, readTopSpendersToday, readUsage, readUsageTotals } from '../../src/store/usage-store';
+import { readTopSpendersToday, readUsage, readUsageTotals } from '../../src/store/usage-store';
 import { insertRefusedRuns, liftSpendLimitForToday, readTodaysSpend } from '../../src/store/spend-limit-store';
 import { insertRunSteps } from '../../src/store/run-store';
 import { testDatabases } from '../support/databases';
@@ -85,7 +85,7 @@ describe.each(testDatabases())('console and usage queries on $label', (database)
     expect(byChannel[0]!.costUsd).toBeCloseTo(0.51, 6);
     expect((await readUsage(handle.db, 'model', range)).map((r) => r.key)).toEqual(['gpt-4o', 'gpt-4o-mini', '']); // '': the refused run, which called no model
     expect((await readUsageTotals(handle.db, { from: today, to: today, channelId: 'C0A' })).inputTokens).toBe(5_000);
-    expect((await readChannelWeekUsage(handle.db, 'C0B')).map((r) => r.key)).toEqual([yesterday, today]);
+    expect((await readUsage(handle.db, 'day', { from: yesterday, to: today, channelId: 'C0B' })).map((r) => r.key)).toEqual([yesterday, today]);
     expect((await readTopSpendersToday(handle.db)).find((r) => r.scope === 'channel' && r.subjectId === 'C0A')?.costUsd).toBeCloseTo(0.05, 6);
   });
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/store/database';
 import { claimReactionTrigger, releaseReactionTrigger } from '../../src/store/reaction-trigger-store';
 import { saveUserChannelContext, userChannelContext } from '../../src/store/user-context-store';
-import { homeUsageTotalsSince, recentQuestionsOf } from '../../src/store/app-home-store';
+import { recentQuestionsOf } from '../../src/store/app-home-store';
+import { readUsageTotals } from '../../src/store/usage-store';
 import { upsertThread } from '../../src/store/thread-store';
 import { claimNextRun, finishRun, insertWaitingRuns } from '../../src/store/run-store';
 import { testDatabases } from '../support/databases';
@@ -47,7 +48,8 @@ describe.each(testDatabases())('Slack surfaces’ storage on $label', (database)
       { threadId: threads[1]!.id, triggerTs: '11.0', triggerUserId: 'UOTHER', teamId: 'T1' },
       { threadId: threads[2]!.id, triggerTs: '12.0', triggerUserId: 'UHOME', teamId: 'T1' },
     ]);
-    const before = await homeUsageTotalsSince(handle.db, new Date(Date.now() - 60_000));
+    const today = new Date().toISOString().slice(0, 10);
+    const before = await readUsageTotals(handle.db, { from: today, to: today });
     for (let run = await claimNextRun(handle.db, 'w', 30_000), n = 0; run; run = await claimNextRun(handle.db, 'w', 30_000), n++) {
       await finishRun(handle.db, run.id, 'w', n === 0 ? { status: 'failed', error: 'boom', inputTokens: 100, outputTokens: 10 } : { status: 'done', inputTokens: 1000, outputTokens: 50 });
     }
@@ -56,8 +58,9 @@ describe.each(testDatabases())('Slack surfaces’ storage on $label', (database)
       ['CHOME', '12.0', '12.0'],
       ['CHOME', '10.0', '10.0'],
     ]);
-    const totals = await homeUsageTotalsSince(handle.db, new Date(Date.now() - 60_000));
-    expect(totals).toEqual({ runs: before.runs, failures: 1, inputTokens: 2_100, outputTokens: 110 });
-    expect(await homeUsageTotalsSince(handle.db, new Date(Date.now() + 60_000))).toEqual({ runs: 0, failures: 0, inputTokens: 0, outputTokens: 0 });
+    const totals = await readUsageTotals(handle.db, { from: today, to: today });
+    expect(totals).toMatchObject({ runs: before.runs, failed: before.failed + 1, inputTokens: before.inputTokens + 2_100, outputTokens: before.outputTokens + 110 });
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    expect(await readUsageTotals(handle.db, { from: tomorrow, to: tomorrow })).toMatchObject({ runs: 0, failed: 0, inputTokens: 0, outputTokens: 0 });
   });
 });
