@@ -16,7 +16,10 @@ if (!loaded.ok) {
 lowerHelperThreadsPriority();
 
 try {
-  const running = await startThreadwise(loaded.config);
+  const running = await startThreadwise(loaded.config, {
+    // Test-only (test/reliability/acknowledged-questions.test.ts): die right after a 200, before the run row exists.
+    killAfterAckForTests: process.env.THREADWISE_TEST_KILL_AFTER_ACK === '1',
+  });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {

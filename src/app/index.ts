@@ -16,7 +16,9 @@ import { createRunWorker } from '../runs/run-worker';
 import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
-import { registerListeners } from '../slack/listeners';
+import { recoverQuestions, registerListeners, type ListenerDependencies } from '../slack/listeners';
+import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
+import { createRecordedDeliveries } from './recorded-deliveries';
 import { validatePayloadsAtTheEdge } from './validated-payloads';
 import { sweepExpiredContent } from '../store/retention';
 import { createSlackThreadSource } from '../slack/thread-reader';
@@ -58,6 +60,11 @@ export interface StartOptions {
   now?: () => number;
   /** Identifies this process's leases; default a random id. */
   workerId?: string;
+  /**
+   * Test-only: the process kills itself (SIGKILL) right after the first recorded delivery's 200, before the app sees
+   * it (main.ts sets it from THREADWISE_TEST_KILL_AFTER_ACK=1). Proves that window loses nothing.
+   */
+  killAfterAckForTests?: boolean;
   /** Overrides RUN_LEASE_SECONDS (tests). */
   leaseMs?: number;
   pollMs?: number;
@@ -137,13 +144,22 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     retryConfig: { retries: 4, factor: 2, minTimeout: 500, maxTimeout: 10_000, maxRetryTime: 60_000 },
     timeout: 20_000,
   };
+  const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const leaseMs = options.leaseMs ?? config.runLeaseMs;
   let receiver: ThreadedHttpReceiver | undefined;
+  let recorded: ReturnType<typeof createRecordedDeliveries> | undefined;
   let healthServer: Server | undefined;
   if (config.slack.mode === 'http') {
+    const openQueryPort = database.openQueryPort?.bind(database);
     receiver = createThreadedHttpReceiver({
       signingSecret: config.slack.signingSecret!,
       logger: logger.child({ component: 'slack' }),
       health: checkHealth,
+      // Every Events API delivery is a row in slack_deliveries before Slack gets its 200 (Slack never sends again
+      // what it got a 200 for); Socket Mode acknowledges over its socket and Slack redelivers unacknowledged ones.
+      journal: openQueryPort ? { openPort: openQueryPort, sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId } : undefined,
+      onDelivered: (deliveryId) => recorded?.onDelivered(deliveryId),
+      killAfterAckForTests: options.killAfterAckForTests,
     });
   }
   const app = new App({
@@ -237,9 +253,9 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   });
   const worker = createRunWorker({
     db: database.db,
-    owner: options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`,
+    owner: replicaId,
     logger,
-    leaseMs: options.leaseMs ?? config.runLeaseMs,
+    leaseMs,
     pollMs: options.pollMs ?? 2_000,
     concurrency: options.concurrency ?? 4,
     execute,
@@ -255,6 +271,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       dailyLimits: { userUsd: config.limits.dailyUserUsd, channelUsd: config.limits.dailyChannelUsd },
     },
     onQueued: () => worker.wake(),
+    onRefusedByDatabase: ({ deliveryIds }) => deliveryIds.forEach((id) => recorded?.onDelivered(id)),
     onRefused: async (trigger, refusal) => {
       // Over a daily limit: said in the thread, so everyone there knows why no answer comes.
       if ('inThread' in refusal) {
@@ -285,7 +302,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     editors: config.slack.settingsEditors,
     logger,
   };
-  registerListeners(app, {
+  const listenerDeps: ListenerDependencies = {
     db: database.db,
     intake,
     bot,
@@ -299,8 +316,19 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       ),
     subcommands: { settings: settingsCommand(settingsSurface) },
     skills: () => skills.list(),
-    tools: (channelId) => describeChannelTools(toolsFor(channelId)),
+    tools: (channelId: string) => describeChannelTools(toolsFor(channelId)),
     logger,
+    replicaId,
+  };
+  registerListeners(app, listenerDeps);
+  recorded = createRecordedDeliveries({
+    db: database.db,
+    replicaId,
+    leaseMs,
+    logger,
+    tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
+    replay: receiver ? (deliveries) => receiver.replay(deliveries) : undefined,
+    recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
   });
   registerSettingsSubmission(app as unknown as ViewHost, settingsSurface);
   registerReactionTriggers(app as never, { db: database.db, intake, bot, settingsFor, logger });
@@ -316,6 +344,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     now,
     logger,
   });
+  // Before anything is recorded under this replica's id: a replica with no heartbeat looks dead to the others.
+  await recorded.register();
   const approvalDeps = { db: database.db, timeZone: config.timeZone, logger, onRunResumable: () => worker.wake() };
   registerApprovalActions(app, { ...approvalDeps, admins: config.approval.adminUsers });
   app.error(async (error) => {
@@ -352,6 +382,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     throw new StartupError(error instanceof Error ? error.message : String(error));
   }
   worker.start();
+  // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
+  await recorded.start();
   const housekeeping = () => {
     // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
     pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
@@ -391,7 +423,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       await operatorConsole?.close();
       // Messages already acknowledged get the grace period to reach the database (it may be down right now).
       const lost = await intake.drain(graceMs);
-      if (lost > 0) logger.error('stopped with acknowledged messages not recorded', { lost });
+      if (lost > 0) logger.warn('stopped with acknowledged messages not yet runs; their recorded deliveries are replayed by the next start', { lost });
+      await recorded!.stop();
       await worker.stop(Math.max(0, deadline - Date.now()));
       await tracing?.shutdown().catch((error) => logger.warn('could not send the last traces', { error }));
       await extractor.close();

@@ -4,6 +4,7 @@ import { rateLimitNotices } from '../store/schema';
 import { claimEvents, claimMessages } from '../store/event-store';
 import { readThreadFacts, threadKeyOf, upsertThreads, type ThreadFacts } from '../store/thread-store';
 import { enqueueRun, insertWaitingRuns, type RunRow } from '../store/run-store';
+import { settleRecorded } from '../store/delivery-store';
 import type { Trigger } from './trigger';
 import { countRecentQuestions, refusalFor, type AccessPolicy, type AccessRefusal } from './access-policy';
 import { readTodaysSpend, insertRefusedRuns, type TodaysSpend } from '../store/spend-limit-store';
@@ -13,6 +14,10 @@ export interface IntakeItem {
   /** Slack's event id; absent for slash commands (their question message is new, so nothing to dedupe). */
   eventId?: string;
   trigger: Trigger;
+  /** The recorded Events API delivery it came in (slack_deliveries): deleted in the same transaction as its run. */
+  deliveryId?: string;
+  /** The recorded `/ask` question (pending_questions): likewise. */
+  questionId?: string;
 }
 
 export type Admission =
@@ -35,6 +40,12 @@ export function admitMessages(db: Database, policy: AccessPolicy, items: readonl
   return db.transaction(async (tx) => {
     const db = tx as unknown as Database;
     const admissions: Array<Admission | undefined> = items.map(() => undefined);
+    // Whatever becomes of them below is decided in this transaction: their records of receipt go with it.
+    await settleRecorded(
+      db,
+      items.flatMap((item) => (item.deliveryId ? [item.deliveryId] : [])),
+      items.flatMap((item) => (item.questionId ? [item.questionId] : [])),
+    );
 
     const withEventId = items.flatMap((item, index) => (item.eventId ? [{ eventId: item.eventId, index }] : []));
     const eventClaims = await claimEvents(db, withEventId.map(({ eventId }) => eventId));

@@ -15,6 +15,8 @@ export interface IntakeDependencies {
   onQueued: () => void;
   /** Someone was turned away (allowlist, rate limit): tell them, politely. */
   onRefused: (trigger: Trigger, refusal: AccessRefusal) => Promise<void>;
+  /** The database refused these recorded messages outright: their records of receipt can go (a replay would fail alike). */
+  onRefusedByDatabase?: (recorded: { deliveryIds: string[]; questionIds: string[] }) => void;
   /** Files arrived in an answered thread: extract them ahead of the question. */
   onFiles?: (trigger: Trigger, threadId: number) => void;
   /** Backoff while the database is unreachable; the last delay repeats. */
@@ -37,6 +39,11 @@ export interface Intake {
   drain(timeoutMs?: number): Promise<number>;
   /** Messages accepted but not yet written. */
   pending(): number;
+  /**
+   * Whether a message of this recorded delivery was submitted (its record is then settled with its run); asked once
+   * per delivery, after the app has processed it, and forgotten. A delivery the intake never saw is the caller's.
+   */
+  tookDelivery(deliveryId: string): boolean;
 }
 
 interface Held {
@@ -69,6 +76,8 @@ export function createIntake(deps: IntakeDependencies): Intake {
   let writer: Promise<void> | undefined;
   let closed = false;
   let wakeWriter: (() => void) | undefined;
+  /** Deliveries submitted whose processing Bolt has not finished yet; tookDelivery() removes them. */
+  const takenDeliveries = new Set<string>();
 
   const whereOf = ({ item: { trigger, eventId } }: Held) => ({
     channel: trigger.channelId,
@@ -133,12 +142,16 @@ export function createIntake(deps: IntakeDependencies): Intake {
     const where = whereOf(held);
     if (isRefusedByDatabase(error)) {
       remove(batch);
+      const { deliveryId, questionId } = held.item;
+      if (deliveryId || questionId) deps.onRefusedByDatabase?.({ deliveryIds: deliveryId ? [deliveryId] : [], questionIds: questionId ? [questionId] : [] });
       deps.logger.error('the database refused an incoming message; it will not be answered', { ...where, error });
       return;
     }
     if (Date.now() - held.receivedAt >= maxHoldMs) {
       remove(batch);
-      deps.logger.error('gave up recording an incoming message; it will not be answered', { ...where, attempts: held.attempts + 1, error });
+      // A recorded one is not lost: its record of receipt stays, and is replayed once this process is gone.
+      if (isRecorded(held)) deps.logger.warn('stopped retrying an incoming message here; its recorded delivery is replayed later', { ...where, attempts: held.attempts + 1, error });
+      else deps.logger.error('gave up recording an incoming message; it will not be answered', { ...where, attempts: held.attempts + 1, error });
       return;
     }
     const delay = delays[Math.min(held.attempts, delays.length - 1)]!;
@@ -188,7 +201,8 @@ export function createIntake(deps: IntakeDependencies): Intake {
       }
       if (closed) {
         for (const held of queue.splice(0)) {
-          deps.logger.error('shutting down before an incoming message could be recorded; it will not be answered', whereOf(held));
+          if (isRecorded(held)) deps.logger.warn('shutting down before an incoming message became a run; its recorded delivery is replayed by the next start', whereOf(held));
+          else deps.logger.error('shutting down before an incoming message could be recorded; it will not be answered', whereOf(held));
         }
       }
     } finally {
@@ -201,6 +215,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
   return {
     submit(item) {
       const { trigger } = item;
+      if (item.deliveryId) takenDeliveries.add(item.deliveryId);
       if (closed) {
         deps.logger.error('message arrived while shutting down; not recorded', { channel: trigger.channelId, ts: trigger.messageTs });
         return;
@@ -234,8 +249,14 @@ export function createIntake(deps: IntakeDependencies): Intake {
       return lost;
     },
     pending: () => queue.length,
+    tookDelivery(deliveryId) {
+      return takenDeliveries.delete(deliveryId);
+    },
   };
 }
+
+/** Recorded before it was acknowledged (slack_deliveries, pending_questions): replayed if this process lets it go. */
+const isRecorded = ({ item }: Held) => item.deliveryId !== undefined || item.questionId !== undefined;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

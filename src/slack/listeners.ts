@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { BotIdentity } from '../conversation';
 import { QUESTION_EVENT } from '../conversation';
@@ -5,6 +6,7 @@ import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
+import { forgetQuestion, recordQuestion, type PendingQuestion } from '../store/delivery-store';
 import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
@@ -26,6 +28,8 @@ export interface ListenerDependencies {
   /** The tools offered in a channel, for `/ask tools`. */
   tools: (channelId: string) => ToolListing[];
   logger: Logger;
+  /** This process, as the owner of the `/ask` questions it records. */
+  replicaId: string;
 }
 
 /** Reactions that stop a running answer when put on the question (or the bot's status message). */
@@ -39,12 +43,13 @@ export const ASK_USAGE =
  * its App in here. Payloads arrive as Slack sent them and are read defensively.
  */
 export interface SlackListenerHost {
-  event(name: string, listener: (args: { event: any; body: any }) => Promise<void>): unknown;
+  /** `context.deliveryId`: the recorded delivery it came in (the receiver's customProperties), when recorded. */
+  event(name: string, listener: (args: { event: any; body: any; context: { deliveryId?: string } }) => Promise<void>): unknown;
   command(
     name: string,
     listener: (args: {
       command: { text: string; channel_id: string; user_id: string; team_id: string };
-      ack(): Promise<void>;
+      ack(response?: { response_type: 'ephemeral'; text: string }): Promise<void>;
       respond(message: { response_type: 'ephemeral' | 'in_channel'; text: string }): Promise<unknown>;
       client: WebClient;
     }) => Promise<void>,
@@ -55,7 +60,7 @@ export interface SlackListenerHost {
 export type SlashCommandArgs = Parameters<Parameters<SlackListenerHost['command']>[1]>[0] & { command: { trigger_id?: string } };
 
 export function registerListeners(app: SlackListenerHost, deps: ListenerDependencies): void {
-  const onMessage = async ({ event, body }: { event: any; body: unknown }) => {
+  const onMessage = async ({ event, body, context }: { event: any; body: unknown; context: { deliveryId?: string } }) => {
     if (event.type === 'message' && event.subtype === 'message_deleted') {
       // Deleted in Slack: what threadwise derived from it goes too (the cached copy, its thread's summary, its files).
       const fileIds = ((event.previous_message?.files ?? []) as Array<{ id: string }>).map((file) => file.id);
@@ -68,7 +73,12 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     const envelope = body as { event_id?: string; team_id?: string };
     // Only a follow-up without a mention depends on the channel's setting: look it up (cached) for those alone.
     if (trigger.needsEngagedThread && !(await deps.replyWithoutMention(trigger.teamId ?? envelope.team_id, trigger.channelId))) return;
-    deps.intake.submit({ eventId: envelope.event_id, trigger: { ...trigger, teamId: trigger.teamId ?? envelope.team_id } });
+    deps.intake.submit({
+      eventId: envelope.event_id,
+      trigger: { ...trigger, teamId: trigger.teamId ?? envelope.team_id },
+      // Its record of receipt is settled in the transaction that writes its run.
+      ...(typeof context?.deliveryId === 'string' ? { deliveryId: context.deliveryId } : {}),
+    });
   };
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
@@ -80,49 +90,47 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
 
   app.command('/ask', async (args) => {
     const { command, ack, respond, client } = args;
-    await ack();
     const question = command.text.trim();
     const subcommand = deps.subcommands?.[question.toLowerCase()];
     if (subcommand) {
+      await ack();
       await subcommand(args);
       return;
     }
     if (!question || question === 'help') {
+      await ack();
       await respond({ response_type: 'ephemeral', text: ASK_USAGE });
       return;
     }
     if (question === 'skills') {
+      await ack();
       await respond({ response_type: 'ephemeral', text: formatSkillList(deps.skills()) });
       return;
     }
     if (question === 'tools') {
+      await ack();
       await respond({ response_type: 'ephemeral', text: formatToolList(deps.tools(command.channel_id)) });
       return;
     }
+    // Recorded before Slack hears back and before it is posted: from here on a crash does not lose the question
+    // (recoverQuestions finishes it), and the run is written in the transaction that settles this record.
+    const pending = { id: randomUUID(), channelId: command.channel_id, userId: command.user_id, teamId: command.team_id || undefined, question };
     try {
-      // Slash commands cannot be used in threads and carry no thread_ts: start a thread with the question.
-      const posted = await client.chat.postMessage({
-        channel: command.channel_id,
-        text: `<@${command.user_id}> asked: ${question}`,
-        metadata: { event_type: QUESTION_EVENT, event_payload: { user_id: command.user_id, question } },
-        unfurl_links: false,
-      });
-      deps.intake.submit({
-        trigger: {
-          channelId: command.channel_id,
-          threadTs: posted.ts!,
-          messageTs: posted.ts!,
-          userId: command.user_id,
-          teamId: command.team_id,
-          engages: true,
-          needsEngagedThread: false,
-          hasFiles: false,
-          question: questionLine(question),
-        },
-      });
+      await recordQuestion(deps.db, { ...pending, receivedBy: deps.replicaId });
+    } catch (error) {
+      deps.logger.warn('/ask could not record the question', { channel: command.channel_id, error });
+      await ack({ response_type: 'ephemeral', text: 'Sorry — I couldn’t take your question just now (my database isn’t answering). Please try again in a minute.' });
+      return;
+    }
+    await ack();
+    try {
+      await postQuestion(client, deps, pending);
     } catch (error) {
       const code = (error as { data?: { error?: string } }).data?.error;
       deps.logger.warn('/ask could not post the question', { channel: command.channel_id, code });
+      // Slack answered and said no: nothing to finish later. (Without an answer — a network error — it stays, and
+      // is finished once this process is gone, like any other left over.)
+      if (code) await forgetQuestion(deps.db, pending.id).catch(() => {});
       await respond({
         response_type: 'ephemeral',
         text:
@@ -181,4 +189,79 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     const outcome = await requestCancel(deps.db, run.id);
     deps.logger.info('cancel requested', { runId: run.id, by: event.user, via: `:${event.reaction}:`, outcome });
   });
+}
+
+/** Slash commands cannot be used in threads and carry no thread_ts: the question starts a thread of its own. */
+async function postQuestion(client: WebClient, deps: Pick<ListenerDependencies, 'intake'>, question: Omit<PendingQuestion, 'createdAt'>): Promise<void> {
+  const posted = await client.chat.postMessage({
+    channel: question.channelId,
+    text: `<@${question.userId}> asked: ${question.question}`,
+    metadata: { event_type: QUESTION_EVENT, event_payload: { user_id: question.userId, question: question.question, question_id: question.id } },
+    unfurl_links: false,
+  });
+  admitQuestion(deps, question, posted.ts!);
+}
+
+function admitQuestion(deps: Pick<ListenerDependencies, 'intake'>, question: Omit<PendingQuestion, 'createdAt'>, ts: string): void {
+  deps.intake.submit({
+    questionId: question.id,
+    trigger: {
+      channelId: question.channelId,
+      threadTs: ts,
+      messageTs: ts,
+      userId: question.userId,
+      teamId: question.teamId,
+      engages: true,
+      needsEngagedThread: false,
+      hasFiles: false,
+      question: questionLine(question.question),
+    },
+  });
+}
+
+/**
+ * The message a `/ask` question was posted as, found by its question_id metadata: newest first, a few pages at most,
+ * stopping at messages from well before the question was recorded.
+ */
+async function findPostedQuestion(client: WebClient, question: PendingQuestion): Promise<{ ts?: string } | undefined> {
+  const before = question.createdAt.getTime() / 1000 - 60;
+  let cursor: string | undefined;
+  for (let page = 0; page < 5; page++) {
+    const history = await client.conversations.history({ channel: question.channelId, include_all_metadata: true, limit: 200, cursor });
+    const messages = history.messages ?? [];
+    const found = messages.find((message) => (message.metadata?.event_payload as { question_id?: unknown } | undefined)?.question_id === question.id);
+    if (found) return found;
+    cursor = history.response_metadata?.next_cursor || undefined;
+    if (!cursor || Number(messages.at(-1)?.ts ?? 0) < before) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Finishes `/ask` questions whose process died between recording and admitting them: the question found in the
+ * channel (by its question_id metadata) is admitted as it is; one never posted is posted now. Either way once: the
+ * (channel, ts) claim dedupes a question admitted twice.
+ */
+export async function recoverQuestions(
+  client: WebClient,
+  deps: Pick<ListenerDependencies, 'intake' | 'db' | 'logger'>,
+  questions: PendingQuestion[],
+): Promise<void> {
+  for (const question of questions) {
+    try {
+      const found = await findPostedQuestion(client, question);
+      if (found?.ts) admitQuestion(deps, question, found.ts);
+      else await postQuestion(client, deps, question);
+      deps.logger.info('picked up a /ask question its process left unfinished', { channel: question.channelId, questionId: question.id, posted: !found });
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error;
+      if (code) {
+        // Slack answered, and said no (the bot left the channel, the channel is gone): trying again will not help.
+        deps.logger.warn('gave up an unfinished /ask question: Slack refused it', { channel: question.channelId, questionId: question.id, code });
+        await forgetQuestion(deps.db, question.id).catch(() => {});
+      } else {
+        deps.logger.warn('could not pick up an unfinished /ask question; trying again later', { channel: question.channelId, questionId: question.id, error });
+      }
+    }
+  }
 }

@@ -3,6 +3,7 @@
  * postgres.js), opened by the composition root (app/database/).
  */
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import type { MessagePort } from 'node:worker_threads';
 import type * as schema from './schema';
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -12,6 +13,11 @@ export interface DatabaseHandle {
   driver: 'pglite' | 'postgres';
   /** Resolves when the database answers a trivial query; rejects otherwise. For /healthz. */
   ping(): Promise<void>;
+  /**
+   * A port another thread (the HTTP receiver's) can send `{ id, op: 'query', sql, params }` to, answered
+   * `{ id, ok, error? }` without the main thread: how deliveries are recorded before Slack gets its 200.
+   */
+  openQueryPort?(): MessagePort;
   close(): Promise<void>;
 }
 

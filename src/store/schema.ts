@@ -361,6 +361,50 @@ export const channelSettingsVersion = pgTable('channel_settings_version', {
 });
 
 /**
+ * Events API deliveries, written before Slack gets its 200 (Slack never delivers again an event it got a 200 for).
+ * A row lives until what it asked for is durable: deleted in the transaction that writes its run (or its refusal),
+ * or once the app has decided it needs none. A row whose receiving process died is replayed by another process;
+ * the event-id dedupe makes the replay of an event already handled a no-op.
+ */
+export const slackDeliveries = pgTable(
+  'slack_deliveries',
+  {
+    id: text('id').primaryKey(),
+    /** The process that received it: its heartbeat (replicas) says whether it is still working on it. */
+    receivedBy: text('received_by').notNull(),
+    body: jsonb('body').notNull(),
+    retryNum: integer('retry_num'),
+    retryReason: text('retry_reason'),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set while another process replays it, so that two do not replay it at once. */
+    replayedAt: timestamp('replayed_at', { withTimezone: true }),
+  },
+  (t) => [index('slack_deliveries_received_idx').on(t.receivedAt)],
+);
+
+/**
+ * `/ask` questions, recorded before the command is acknowledged and before the question is posted; deleted in the
+ * transaction that writes the run. A row whose process died is finished by another: it finds the posted question
+ * by its metadata (question_id), or posts it, and admits it once.
+ */
+export const pendingQuestions = pgTable('pending_questions', {
+  id: text('id').primaryKey(),
+  receivedBy: text('received_by').notNull(),
+  channelId: text('channel_id').notNull(),
+  userId: text('user_id').notNull(),
+  teamId: text('team_id'),
+  question: text('question').notNull(),
+  createdAt: createdAt(),
+  recoveredAt: timestamp('recovered_at', { withTimezone: true }),
+});
+
+/** Each running process and its last heartbeat: how another tells a dead process's deliveries from a busy one's. */
+export const replicas = pgTable('replicas', {
+  id: text('id').primaryKey(),
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
  * Reaction triggers that already started a run: one row per message and emoji, so a reaction added again (or
  * delivered again by Slack, or removed and re-added) starts nothing more, on any replica.
  */

@@ -3,6 +3,8 @@
  * no DATABASE_URL → embedded PGlite in DATA_DIR, on a thread of its own; DATABASE_URL → PostgreSQL through postgres.js.
  */
 import { mkdir } from 'node:fs/promises';
+import { once } from 'node:events';
+import { MessageChannel, Worker } from 'node:worker_threads';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +56,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
     ping: async () => {
       await db.execute(sql`select 1`);
     },
+    openQueryPort: () => thread.openPort(),
     close: async () => {
       await thread.close();
       unlock();
@@ -98,13 +101,30 @@ async function openPostgres(location: Extract<DatabaseLocation, { driver: 'postg
     backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
   });
   const db = drizzle(client, { schema });
+  let portThread: Worker | undefined;
   return {
     db: db as unknown as Database,
     driver: 'postgres',
     ping: async () => {
       await client`select 1`;
     },
-    close: () => client.end({ timeout: 5 }),
+    openQueryPort() {
+      // A small pool of its own on a thread of its own: the receiver records deliveries without the main thread.
+      portThread ??= new Worker(new URL('./postgres-port-thread.mjs', import.meta.url), { workerData: { url } });
+      const { port1, port2 } = new MessageChannel();
+      portThread.postMessage({ op: 'attach', port: port2 }, [port2]);
+      return port1;
+    },
+    async close() {
+      const closing = portThread;
+      portThread = undefined;
+      if (closing) {
+        closing.postMessage({ op: 'close' });
+        await Promise.race([once(closing, 'message'), new Promise((resolve) => setTimeout(resolve, 3_000).unref())]);
+        await closing.terminate();
+      }
+      await client.end({ timeout: 5 });
+    },
   };
 }
 

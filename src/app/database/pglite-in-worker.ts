@@ -9,11 +9,15 @@
  * transaction); transactions stay open in the worker until the callback here settles, so PGlite's own lock
  * orders them against everything else, as it did in-process.
  */
-import { Worker } from 'node:worker_threads';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
 export interface PgliteThread {
   /** Give it to `drizzle()` from drizzle-orm/pglite in place of a PGlite instance. */
   client: WorkerPgliteClient;
+  /** A port another thread can send { id, op: 'query', sql, params } to, answered by the database's thread directly. */
+  openPort(): MessagePort;
   close(): Promise<void>;
 }
 
@@ -45,6 +49,7 @@ interface WorkerReply {
 
 /** Starts the thread and opens PGlite in `dataDir` (in memory when undefined); rejects if it cannot open. */
 export async function startPgliteThread(dataDir: string | undefined): Promise<PgliteThread> {
+  if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initialiseInThrowawayThread(dataDir);
   const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir } });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let stopped: Error | undefined;
@@ -127,12 +132,34 @@ export async function startPgliteThread(dataDir: string | undefined): Promise<Pg
 
   return {
     client,
+    openPort() {
+      const { port1, port2 } = new MessageChannel();
+      worker.postMessage({ op: 'attach', port: port2 }, [port2]);
+      return port1;
+    },
     async close() {
       if (!stopped) await call({ op: 'close' });
       stop(new Error('The embedded database is closed.'));
       await worker.terminate();
     },
   };
+}
+
+/**
+ * Creates the database in a thread that is ended right after: initdb leaves PGlite's WebAssembly memory at ~850 MB
+ * for the life of its thread, a reopened database needs ~300 MB (peak RSS of a first start, and of the bench).
+ */
+async function initialiseInThrowawayThread(dataDir: string): Promise<void> {
+  const thread = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, initOnly: true } });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      thread.once('message', (reply: WorkerReply) => (reply.ok ? resolve() : reject(rebuildError(reply.error!))));
+      thread.once('error', reject);
+      thread.once('exit', (code) => reject(new Error(`The embedded database's thread exited (code ${code}) while creating the database.`)));
+    });
+  } finally {
+    await thread.terminate();
+  }
 }
 
 function closedTransaction(): Error {

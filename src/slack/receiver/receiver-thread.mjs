@@ -12,11 +12,13 @@
  *
  * Plain JavaScript: it runs without tsx. Its messages: see ThreadMessage in threaded-http-receiver.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from './signed-request.mjs';
 
-const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs } = workerData;
+const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs, journal, killAfterAckForTests } =
+  workerData;
 
 /** Requests waiting for the main thread: an app's ack(), or a health check. */
 const waiting = new Map();
@@ -85,11 +87,38 @@ async function handle(req, res) {
         minuteRateLimited: body.minute_rate_limited,
       });
       return;
-    case 'event':
-      // Acknowledged before the app sees it: nothing the app does can change an Events API response.
+    case 'event': {
+      // Slack never delivers again an event it got a 200 for: the 200 goes out only once the delivery is recorded
+      // in the database, from where a delivery whose process died before its run row existed is replayed. Nothing
+      // the app does can change an Events API response, so the app sees it after the 200.
+      if (!journal) {
+        res.writeHead(200).end();
+        post({ type: 'request', body, ...retry });
+        return;
+      }
+      let deliveryId;
+      try {
+        deliveryId = await recordDelivery(body, retry);
+      } catch (error) {
+        // The database cannot take it now (down, or slower than the budget): acknowledged all the same and held in
+        // memory by the intake until the database is back, as before there was a record. Answering 5xx instead
+        // would leave it to Slack's three retries within ~5 minutes (and Slack turns off the subscription of an
+        // app that keeps failing); the price is that a crash during the outage loses what is held.
+        logJournalFailure(error);
+        res.writeHead(200).end();
+        post({ type: 'request', body, ...retry });
+        return;
+      }
+      if (killAfterAckForTests) {
+        // Test-only (THREADWISE_TEST_KILL_AFTER_ACK): the process dies the moment Slack has its 200, before the app
+        // has even seen the delivery — the window a crash used to lose the question in.
+        res.writeHead(200).end(() => process.kill(process.pid, 'SIGKILL'));
+        return;
+      }
       res.writeHead(200).end();
-      post({ type: 'request', body, ...retry });
+      post({ type: 'request', body, ...retry, deliveryId });
       return;
+    }
     case 'needs_app':
       return askMainThread(res, { type: 'request', body, ...retry }, ackTimeoutMs, () => {
         // As Bolt's own receiver does when no listener acknowledges in time.
@@ -97,6 +126,72 @@ async function handle(req, res) {
         res.writeHead(404).end();
       });
   }
+}
+
+// ---- the delivery journal: the database, through a query port answered off the main thread (PGlite's own
+// thread, or a small PostgreSQL pool on a thread of its own); group-committed ----
+
+/** Deliveries waiting for the next write: whatever arrives while one write runs goes into the next. */
+const unrecorded = [];
+let recording = false;
+const journalCalls = new Map();
+let nextJournalCall = 1;
+let lastJournalFailureLog = 0;
+
+journal?.port.on('message', ({ id, ok, error }) => {
+  const call = journalCalls.get(id);
+  if (!call) return;
+  journalCalls.delete(id);
+  clearTimeout(call.timer);
+  if (ok) call.resolve();
+  else call.reject(new Error(error?.message ?? 'the database refused the delivery'));
+});
+
+function recordDelivery(body, retry) {
+  return new Promise((resolve, reject) => {
+    unrecorded.push({ id: randomUUID(), body, retry, resolve, reject });
+    if (!recording) {
+      recording = true;
+      // One turn first: the rest of a burst read in this turn joins the same write.
+      setImmediate(writeDeliveries);
+    }
+  });
+}
+
+async function writeDeliveries() {
+  while (unrecorded.length > 0) {
+    const batch = unrecorded.splice(0, 200);
+    const rows = batch.map(({ id, body, retry }) => ({ id, receivedBy: journal.receivedBy, body, ...retry }));
+    try {
+      await journalQuery(journal.sql, [JSON.stringify(rows)]);
+      for (const delivery of batch) delivery.resolve(delivery.id);
+    } catch (error) {
+      for (const delivery of batch) delivery.reject(error);
+    }
+  }
+  recording = false;
+}
+
+/** One statement on the journal's port; rejects after `journal.timeoutMs`, well within Slack's 3 s. */
+function journalQuery(sql, params) {
+  const id = nextJournalCall++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      journalCalls.delete(id);
+      reject(new Error(`the database did not record the delivery within ${journal.timeoutMs} ms`));
+    }, journal.timeoutMs);
+    journalCalls.set(id, { resolve, reject, timer });
+    journal.port.postMessage({ id, op: 'query', sql, params });
+  });
+}
+
+/** One line per outage, not one per delivery. */
+function logJournalFailure(error) {
+  if (Date.now() - lastJournalFailureLog < 10_000) return;
+  lastJournalFailureLog = Date.now();
+  log('error', 'could not record deliveries from Slack in the database; acknowledging them unrecorded (held in memory until it is back)', {
+    error: error instanceof Error ? error.message : String(error),
+  });
 }
 
 /** Posts `message` with a fresh id; the main thread's `respond` with that id answers `res`, unless `timeoutMs` passes first. */
@@ -146,10 +241,17 @@ parentPort.on('message', (message) => {
   else if (message.type === 'close') {
     // No new connections; idle keep-alive ones are closed, requests in progress finish (an ack from the app, or
     // its timeout). Every request handed over so far was posted before 'closed', so the app has them all.
-    server.close(() => post({ type: 'closed' }));
+    server.close(() => {
+      journal?.port.close();
+      post({ type: 'closed' });
+    });
     server.closeIdleConnections();
   }
 });
 
+// Longer than the idle timeout of the load balancers in front of it (60 s on most): with Node's default of 5 s, a
+// proxy reusing a connection the server has just closed gets a reset, and Slack a 502.
+server.keepAliveTimeout = 65_000;
+server.headersTimeout = 66_000;
 server.on('error', (error) => post({ type: 'listen-failed', code: error.code, message: error.message }));
 server.listen(port, () => post({ type: 'listening', port: server.address().port }));

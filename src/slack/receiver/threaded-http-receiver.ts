@@ -4,7 +4,7 @@
  * busy answering makes it. Bolt itself stays on the main thread and sees every verified request as its own
  * HTTPReceiver would hand it over (body, retry number and reason, an ack()).
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../../logging/logger';
 
 export interface HealthReport {
@@ -22,6 +22,25 @@ export interface ThreadedHttpReceiverOptions {
   /** A slash command or an interaction not acknowledged by then gets a 404, as with Bolt's own receiver. */
   ackTimeoutMs?: number;
   healthTimeoutMs?: number;
+  /**
+   * Where Events API deliveries are recorded before their 200: a fresh query port to the database for each receiver
+   * thread (it speaks { id, op: 'query', sql, params } → { id, ok, error? }), the insert to run on it (one JSON array
+   * parameter of { id, receivedBy, body, retryNum, retryReason }), and this process's replica id. Without it,
+   * deliveries are acknowledged unrecorded.
+   */
+  journal?: { openPort(): MessagePort; sql: string; receivedBy: string; timeoutMs?: number };
+  /** A recorded delivery has been processed by Bolt: the caller settles its record. */
+  onDelivered?: (deliveryId: string) => void;
+  /** Test-only: the process kills itself (SIGKILL) right after the first recorded delivery's 200. */
+  killAfterAckForTests?: boolean;
+}
+
+/** A recorded delivery to process again (its process died before its run was written). */
+export interface ReplayedDelivery {
+  id: string;
+  body: Record<string, unknown>;
+  retryNum?: number;
+  retryReason?: string;
 }
 
 /**
@@ -48,13 +67,15 @@ export interface ThreadedHttpReceiver {
   start(port: number): Promise<{ port: number }>;
   /** Stops listening; resolves once Bolt has processed every request already acknowledged. */
   stop(): Promise<void>;
+  /** Hands recorded deliveries to Bolt as if they had just arrived (they were acknowledged already). */
+  replay(deliveries: ReplayedDelivery[]): void;
 }
 
 /** What the thread posts to the main thread. */
 type ThreadMessage =
   | { type: 'listening'; port: number }
   | { type: 'listen-failed'; code?: string; message: string }
-  | { type: 'request'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string }
+  | { type: 'request'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string; deliveryId?: string }
   | { type: 'health'; id: number }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields: Record<string, unknown> }
   | { type: 'closed' };
@@ -79,7 +100,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
   };
 
   /** Hands one verified request to Bolt. Events API deliveries were acknowledged by the thread already (no id). */
-  const dispatch = ({ id, body, retryNum, retryReason }: Extract<ThreadMessage, { type: 'request' }>) => {
+  const dispatch = ({ id, body, retryNum, retryReason, deliveryId }: Extract<ThreadMessage, { type: 'request' }>) => {
     let acknowledged = id === undefined;
     const ack = async (response?: unknown) => {
       if (acknowledged) return;
@@ -87,14 +108,17 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
       respond(id!, 200, response);
     };
     const processing = app!
-      .processEvent({ body, ack, retryNum, retryReason, customProperties: {} })
+      .processEvent({ body, ack, retryNum, retryReason, customProperties: deliveryId ? { deliveryId } : {} })
       .catch((error: unknown) => {
         logger.error('an error escaped Bolt while it processed a request from Slack', { error, type: body.type ?? body.command });
         if (acknowledged) return;
         acknowledged = true;
         respond(id!, (error as { code?: unknown } | undefined)?.code === BOLT_AUTHORIZATION_ERROR ? 401 : 500);
       })
-      .finally(() => inFlight.delete(processing));
+      .finally(() => {
+        inFlight.delete(processing);
+        if (deliveryId) options.onDelivered?.(deliveryId);
+      });
     inFlight.add(processing);
   };
 
@@ -110,6 +134,8 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
 
   const spawn = (listenOn: number) =>
     new Promise<void>((resolve, reject) => {
+      // A port of its own for each thread: a port moved into a thread that died is gone with it.
+      const journalPort = options.journal?.openPort();
       const thread = new Worker(new URL('./receiver-thread.mjs', import.meta.url), {
         workerData: {
           signingSecret: options.signingSecret,
@@ -119,7 +145,10 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
           bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
           ackTimeoutMs: options.ackTimeoutMs ?? 3_001,
           healthTimeoutMs: options.healthTimeoutMs ?? 10_000,
+          journal: journalPort && { port: journalPort, sql: options.journal!.sql, receivedBy: options.journal!.receivedBy, timeoutMs: options.journal!.timeoutMs ?? 2_000 },
+          killAfterAckForTests: options.killAfterAckForTests === true,
         },
+        transferList: journalPort ? [journalPort] : [],
       });
       worker = thread;
       let listening = false;
@@ -186,6 +215,9 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
       await Promise.allSettled([...inFlight]);
       worker = undefined;
       await thread.terminate();
+    },
+    replay(deliveries) {
+      for (const { id, body, retryNum, retryReason } of deliveries) dispatch({ type: 'request', body, retryNum, retryReason, deliveryId: id });
     },
   };
 }

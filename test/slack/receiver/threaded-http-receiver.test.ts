@@ -3,7 +3,7 @@
  * its processEvent). The app itself, with Bolt and the real listeners behind this receiver, is exercised by every
  * test that uses the harness.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App, ReceiverEvent } from '@slack/bolt';
 import { createThreadedHttpReceiver, type ThreadedHttpReceiverOptions } from '../../../src/slack/receiver/threaded-http-receiver';
@@ -178,5 +178,70 @@ describe('the threaded HTTP receiver', () => {
     const second = createThreadedHttpReceiver({ signingSecret: SECRET, logger: createLogger({ level: 'error', write: () => {} }), health: async () => ({ status: 200, body: {} }) });
     second.init({} as App);
     await expect(second.start(first.port)).rejects.toThrow(`Could not listen on port ${first.port} (EADDRINUSE)`);
+  });
+});
+
+describe('the threaded HTTP receiver with a delivery journal', () => {
+  /** A stand-in for the database's query port: records each insert, answering only when `answer` says so. */
+  function journalPort(answer: (rows: unknown[]) => 'ok' | 'fail' | 'never') {
+    const inserts: Array<Array<{ id: string; receivedBy: string; body: { event_id: string } }>> = [];
+    const ports: MessagePort[] = [];
+    return {
+      inserts,
+      close: () => ports.forEach((port) => port.close()),
+      journal: {
+        sql: 'insert …',
+        receivedBy: 'replica-1',
+        timeoutMs: 500,
+        openPort() {
+          const { port1, port2 } = new MessageChannel();
+          ports.push(port1);
+          port1.on('message', ({ id, params }: { id: number; params: [string] }) => {
+            const rows = JSON.parse(params[0]) as (typeof inserts)[number];
+            inserts.push(rows);
+            const verdict = answer(rows);
+            if (verdict === 'ok') port1.postMessage({ id, ok: true });
+            else if (verdict === 'fail') port1.postMessage({ id, ok: false, error: { message: 'database is down' } });
+          });
+          return port2;
+        },
+      },
+    };
+  }
+
+  it('answers 200 only once the delivery is recorded, and hands Bolt its record id', async () => {
+    const port = journalPort(() => 'ok');
+    const delivered: string[] = [];
+    try {
+      const { url, received } = await startReceiver(undefined, { journal: port.journal, onDelivered: (id) => delivered.push(id) });
+      const response = await postSlackEvent(url, SECRET, mention, { eventId: 'Ev0RECORDED' });
+      expect(response.status).toBe(200);
+      // Recorded before the 200 went out: the insert is there by the time the client has its answer.
+      expect(port.inserts.flat()).toEqual([expect.objectContaining({ receivedBy: 'replica-1', body: expect.objectContaining({ event_id: 'Ev0RECORDED' }) })]);
+      await expect.poll(() => received.length).toBe(1);
+      const recordId = port.inserts[0]![0]!.id;
+      expect(received[0]!.customProperties).toEqual({ deliveryId: recordId });
+      await expect.poll(() => delivered).toEqual([recordId]);
+    } finally {
+      port.close();
+    }
+  });
+
+  it('still acknowledges a delivery the database cannot record (down, or too slow), unrecorded, with one error line', async () => {
+    let verdict: 'fail' | 'never' = 'fail';
+    const port = journalPort(() => verdict);
+    try {
+      const { url, received, logs } = await startReceiver(undefined, { journal: port.journal });
+      expect((await postSlackEvent(url, SECRET, mention, { eventId: 'Ev0REFUSED' })).status).toBe(200);
+      verdict = 'never';
+      const started = Date.now();
+      expect((await postSlackEvent(url, SECRET, mention, { eventId: 'Ev0SLOW' })).status).toBe(200);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(450); // waited for the journal's 500 ms budget, not Slack's 3 s
+      await expect.poll(() => received.length).toBe(2);
+      expect(received.map((event) => event.customProperties)).toEqual([{}, {}]);
+      expect(logs.filter((line) => line.includes('could not record deliveries from Slack'))).toHaveLength(1);
+    } finally {
+      port.close();
+    }
   });
 });
