@@ -80,7 +80,7 @@ describe.skipIf(!hasCorpus)('peek_file over real documents', () => {
 
   it('refuses an id this thread does not hold', async () => {
     await expect(peek('F9', 0, 10)).rejects.toBeInstanceOf(UnknownFileError);
-    await expect(peek('F9', 0, 10)).rejects.toThrow('The files here are: F1, F2.');
+    await expect(peek('F9', 0, 10)).rejects.toThrow('The files here are: F1, F2');
   });
 
   it('keeps a hostile name and content inside the frame, as data', async () => {

@@ -39,14 +39,16 @@ async function openPdf(bytes: Uint8Array): Promise<PdfParser> {
 export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings): Promise<ExtractedDocument> {
   if (bytes.length === 0) throw emptyFileError(name);
   const endsProperly = hasEndOfFileMarker(bytes);
-  // pdf.js may take the buffer it is given; the bytes are needed again for OCR.
-  const parser = await openPdf(bytes.slice());
+  const lookForPictures = mayHoldPictures(bytes);
+  const ocrOn = ocr !== undefined && ocr.maxPages > 0;
+  // pdf.js takes (detaches) the buffer it is given; with OCR on, the bytes are needed again for rendering.
+  const parser = await openPdf(ocrOn ? bytes.slice() : bytes);
   let result: Awaited<ReturnType<PdfParser['getText']>>;
   let pictures: Awaited<ReturnType<typeof listPdfPictures>> = { entries: [], notes: [] };
   try {
     result = await parser.getText({ pageJoiner: '' });
     const withText = result.pages.filter((page) => /\S/.test(page.text)).map((page) => page.num);
-    if (withText.length && mayHoldPictures(bytes)) pictures = await listPdfPictures(await documentOf(parser), withText);
+    if (withText.length && lookForPictures) pictures = await listPdfPictures(await documentOf(parser), withText);
   } catch (error) {
     throw classifyPdfError(error, name, endsProperly);
   } finally {
@@ -54,7 +56,7 @@ export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings
   }
   // The text document is gone before OCR starts: a scan waiting its turn at the one OCR engine holds no pdf.js
   // document meanwhile (two scans at once went past the memory target when it did).
-  const recognised = ocr && ocr.maxPages > 0 ? await recognisePages(bytes, name, endsProperly, result.pages, ocr) : new Map();
+  const recognised = ocrOn ? await recognisePages(bytes, name, endsProperly, result.pages, ocr) : new Map();
   const document = buildDocument(result.pages, result.total, name, recognised, ocr);
   if (pictures.entries.length) document.entries = pictures.entries;
   document.notes.push(...pictures.notes);
