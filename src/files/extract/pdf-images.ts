@@ -19,7 +19,7 @@ export const MIN_SIDE_PX = 100;
 /** Pictures listed per PDF at most; the rest are counted in a note. */
 export const MAX_IMAGES = 50;
 /** Larger images (a 9000×9000 px plate) are not offered: their pixels alone would take hundreds of MB. */
-const MAX_PIXELS = 25_000_000;
+export const MAX_PICTURE_PIXELS = 25_000_000;
 /** An image covering this share of its page is the page itself (a scan or a background), not a figure on it. */
 const WHOLE_PAGE_SHARE = 0.8;
 /** Longest side of the PNG made for the model; it sees no more detail than this. */
@@ -62,23 +62,48 @@ interface PaintedImage {
 }
 
 /**
- * Cheap first look at the raw bytes: an image XObject is a stream, and streams are never packed into object
- * streams, so every image's dictionary ("/Subtype /Image … /Width 640 /Height 480") is in plain bytes. A PDF
- * without one large enough skips the operator lists (which parse every page's content again) altogether.
+ * Listing is bounded so reading a PDF stays about as fast as its text: pdf.js decodes every image of a page while it
+ * builds the page's operator list, and parses the page's content again. Past these, pictures are not listed and a
+ * note says why (first measured: listing without bounds made the corpus's PDFs 5× slower to read).
  */
-export function mayHoldPictures(bytes: Uint8Array): boolean {
+export const MAX_DECODED_PIXELS = 12_000_000;
+export const MAX_PAGES_LOOKED_AT = 40;
+
+export interface PictureEstimate {
+  /** Image XObjects of a listable size. */
+  count: number;
+  /** Their pixels together (what listing decodes); indirect sizes count as MIN_SIDE_PX². */
+  pixels: number;
+}
+
+/**
+ * Cheap first look at the raw bytes: an image XObject is a stream, and streams are never packed into object
+ * streams, so every image's dictionary ("/Subtype /Image … /Width 640 /Height 480") is in plain bytes.
+ */
+export function estimatePictures(bytes: Uint8Array): PictureEstimate {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const estimate = { count: 0, pixels: 0 };
   for (let at = buffer.indexOf('/Image'); at !== -1; at = buffer.indexOf('/Image', at + 6)) {
     const around = buffer.toString('latin1', Math.max(0, at - 600), Math.min(buffer.length, at + 600));
     const here = Math.min(at, 600);
     if (!/\/Subtype\s*$/.test(around.slice(0, here)) || /^\/Image[A-Za-z]/.test(around.slice(here))) continue;
     const width = /\/Width\s+(\d+)(\s+\d+\s+R)?/.exec(around);
     const height = /\/Height\s+(\d+)(\s+\d+\s+R)?/.exec(around);
-    // An indirect or unfound size could be anything: look properly.
-    if (!width || !height || width[2] || height[2]) return true;
-    if (Number(width[1]) >= MIN_SIDE_PX && Number(height[1]) >= MIN_SIDE_PX) return true;
+    if (!width || !height || width[2] || height[2]) {
+      estimate.count++;
+      estimate.pixels += MIN_SIDE_PX * MIN_SIDE_PX;
+      continue;
+    }
+    const [w, h] = [Number(width[1]), Number(height[1])];
+    if (w < MIN_SIDE_PX || h < MIN_SIDE_PX) continue;
+    estimate.count++;
+    estimate.pixels += w * h;
   }
-  return false;
+  return estimate;
+}
+
+export function mayHoldPictures(bytes: Uint8Array): boolean {
+  return estimatePictures(bytes).count > 0;
 }
 
 /** The pictures of the given pages (those with a text layer), in page order, and a note when the cap cut some. */
@@ -140,7 +165,7 @@ function figuresOf(ops: { fnArray: number[]; argsArray: unknown[][] }, view: num
       const [objectId, width, height] = args as [string, number, number];
       if (typeof objectId !== 'string' || seen.has(objectId)) continue;
       seen.add(objectId);
-      if (width < MIN_SIDE_PX || height < MIN_SIDE_PX || width * height > MAX_PIXELS) continue;
+      if (width < MIN_SIDE_PX || height < MIN_SIDE_PX || width * height > MAX_PICTURE_PIXELS) continue;
       // The image fills the unit square under the current matrix: its area on the page is the matrix determinant.
       const area = Math.abs(ctm[0]! * ctm[3]! - ctm[1]! * ctm[2]!);
       if (pageArea > 0 && area >= WHOLE_PAGE_SHARE * pageArea) continue;

@@ -7,7 +7,15 @@
 import type { ExtractedDocument } from '../../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
-import { listPdfPictures, mayHoldPictures, renderPdfPicture, type PdfDocumentLike } from './pdf-images';
+import {
+  estimatePictures,
+  listPdfPictures,
+  MAX_DECODED_PIXELS,
+  MAX_PAGES_LOOKED_AT,
+  MAX_PICTURE_PIXELS,
+  renderPdfPicture,
+  type PdfDocumentLike,
+} from './pdf-images';
 import { ocrNote, startOcrEngine, type OcrSettings, type RecognisedText } from './ocr';
 import { corruptError, emptyFileError, encryptedError, noTextLayerError } from './read-errors';
 
@@ -22,9 +30,15 @@ const RENDER_WIDTH_PX = 2000;
 
 type PdfParser = InstanceType<Awaited<ReturnType<typeof loadPdfParse>>['PDFParse']>;
 
-async function openPdf(bytes: Uint8Array): Promise<PdfParser> {
+/**
+ * `forPictures`: pdf.js decodes every image of a page when it builds the page's operator list (how pictures are
+ * listed); images past MAX_PICTURE_PIXELS (a 9000×9000 px plate, ~240 MB decoded) are never listed, so they are
+ * dropped before decoding. Text extraction decodes no images either way.
+ */
+async function openPdf(bytes: Uint8Array, forPictures = false): Promise<PdfParser> {
   const { PDFParse } = await loadPdfParse();
   return new PDFParse({
+    ...(forPictures && { maxImageSize: MAX_PICTURE_PIXELS }),
     data: bytes,
     cMapUrl,
     cMapPacked: true,
@@ -39,16 +53,22 @@ async function openPdf(bytes: Uint8Array): Promise<PdfParser> {
 export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings): Promise<ExtractedDocument> {
   if (bytes.length === 0) throw emptyFileError(name);
   const endsProperly = hasEndOfFileMarker(bytes);
-  const lookForPictures = mayHoldPictures(bytes);
+  const pictureEstimate = estimatePictures(bytes);
   const ocrOn = ocr !== undefined && ocr.maxPages > 0;
   // pdf.js takes (detaches) the buffer it is given; with OCR on, the bytes are needed again for rendering.
-  const parser = await openPdf(ocrOn ? bytes.slice() : bytes);
+  const parser = await openPdf(ocrOn ? bytes.slice() : bytes, true);
   let result: Awaited<ReturnType<PdfParser['getText']>>;
   let pictures: Awaited<ReturnType<typeof listPdfPictures>> = { entries: [], notes: [] };
   try {
     result = await parser.getText({ pageJoiner: '' });
     const withText = result.pages.filter((page) => /\S/.test(page.text)).map((page) => page.num);
-    if (withText.length && lookForPictures) pictures = await listPdfPictures(await documentOf(parser), withText);
+    if (withText.length && pictureEstimate.count > 0) {
+      if (pictureEstimate.pixels > MAX_DECODED_PIXELS || withText.length > MAX_PAGES_LOOKED_AT) {
+        pictures.notes.push(
+          `its pictures are not listed as files: at most ${MAX_PAGES_LOOKED_AT} pages and ${MAX_DECODED_PIXELS / 1e6} megapixels of images are looked through, and it has ${withText.length} pages with ${Math.round(pictureEstimate.pixels / 1e6)} megapixels`,
+        );
+      } else pictures = await listPdfPictures(await documentOf(parser), withText);
+    }
   } catch (error) {
     throw classifyPdfError(error, name, endsProperly);
   } finally {
@@ -70,7 +90,7 @@ function documentOf(parser: PdfParser): Promise<PdfDocumentLike> {
 
 /** One picture listed by readPdf ("page-3-image-1.png") as PNG bytes. */
 export async function readPdfPicture(bytes: Uint8Array, name: string, path: string): Promise<Uint8Array> {
-  const parser = await openPdf(bytes);
+  const parser = await openPdf(bytes, true);
   try {
     return await renderPdfPicture(await documentOf(parser), name, path);
   } catch (error) {

@@ -11,7 +11,7 @@ import { FileReadError } from '../../../src/core/thread-file';
 import { hasCorpus, readCorpusFile, warnIfCorpusMissing } from '../../support/corpus';
 import { buildPdf } from '../../support/image-pdf';
 
-warnIfCorpusMissing('pictures on PDF pages', 'issue-982-example.pdf', 'c02-22.pdf');
+warnIfCorpusMissing('pictures on PDF pages', 'issue-982-example.pdf', 'c02-22.pdf', 'GeoTopo-komprimiert.pdf');
 
 describe('pictures on PDF pages', { timeout: 120_000 }, () => {
   const extractor = createDocumentExtractor();
@@ -56,6 +56,13 @@ describe('pictures on PDF pages', { timeout: 120_000 }, () => {
     expect(mayHoldPictures(pdf)).toBe(false);
     const document = await extractor.extract({ bytes: new Uint8Array(pdf), name: 'text.pdf' });
     expect(document.entries).toBeUndefined();
+  });
+
+  it.skipIf(!hasCorpus('GeoTopo-komprimiert.pdf'))('says why a long PDF’s pictures are not listed instead of slowing its reading', async () => {
+    // 117 pages with text: past the 40 pages looked through for pictures.
+    const document = await extractor.extract({ bytes: new Uint8Array(await readCorpusFile('GeoTopo-komprimiert.pdf')), name: 'book.pdf' });
+    expect(document.entries).toBeUndefined();
+    expect(document.notes.join('\n')).toMatch(/its pictures are not listed as files: at most 40 pages and 12 megapixels of images are looked through, and it has 117 pages/);
   });
 
   it.skipIf(!hasCorpus('c02-22.pdf'))('does not list the page image of a scan as a picture', async () => {
