@@ -6,7 +6,8 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ExtractedDocument } from '../../core/thread-file';
-import { FileReadError } from '../../core/thread-file';
+import { documentLanguage, FileReadError, LANGUAGE_NOTE_PREFIX } from '../../core/thread-file';
+import { describeDocumentLanguage } from '../search/text-search-language';
 import { detectDocumentKind } from './detect-kind';
 import { ocrOff, type OcrSettings } from './ocr';
 import { checkOcrLanguages } from './ocr-languages';
@@ -114,7 +115,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     if (kind === 'image' && ocr.maxPages === 0) throw unsupportedError(name, 'an image');
     if (kind === 'unsupported') throw unsupportedError(name, 'not a document type I know');
     const outcome = await runInPool({ bytes, name, kind, limits, ocr }, signal);
-    if ('document' in outcome) return outcome.document;
+    if ('document' in outcome) return withLanguageNote(outcome.document);
     throw new Error(`The extraction worker answered ${name} with a picture, not its text.`);
   }
 
@@ -176,6 +177,13 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
       await pool.destroy();
     },
   };
+}
+
+/** Adds "language: German" to a document whose notes do not name a language yet (code files name theirs). */
+function withLanguageNote(document: ExtractedDocument): ExtractedDocument {
+  if (documentLanguage(document)) return document;
+  const language = describeDocumentLanguage(document.text);
+  return language ? { ...document, notes: [...document.notes, `${LANGUAGE_NOTE_PREFIX}${language}`] } : document;
 }
 
 /**
