@@ -63,9 +63,11 @@ export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings
     result = await parser.getText({ pageJoiner: '' });
     const withText = result.pages.filter((page) => /\S/.test(page.text)).map((page) => page.num);
     if (withText.length && pictureEstimate.count > 0) {
+      const scans = withText.length < result.pages.length;
       if (pictureEstimate.pixels > MAX_DECODED_PIXELS || withText.length > MAX_PAGES_LOOKED_AT) {
-        pictures.notes.push(
-          `its pictures are not listed as files: at most ${MAX_PAGES_LOOKED_AT} pages and ${MAX_DECODED_PIXELS / 1e6} megapixels of images are looked through, and it has ${withText.length} pages with ${Math.round(pictureEstimate.pixels / 1e6)} megapixels`,
+        // In a PDF with scanned pages the pixels are mostly the scans: no note about "pictures" then.
+        if (!scans || withText.length > MAX_PAGES_LOOKED_AT) pictures.notes.push(
+          `its pictures are not listed as files: at most ${MAX_PAGES_LOOKED_AT} pages and ${MAX_DECODED_PIXELS / 1e6} megapixels of images are looked through, and it has ${withText.length} page${withText.length === 1 ? '' : 's'} with text and ${Math.round(pictureEstimate.pixels / 1e6)} megapixels`,
         );
       } else pictures = await listPdfPictures(await documentOf(parser), withText);
     }
