@@ -5,6 +5,7 @@
  * smaller preview is made.
  */
 import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { drawOnWhite } from './draw-on-white';
 
 /** Longest side in pixels, largest first. */
 const PREVIEW_SIDES = [1024, 800, 480, 360] as const;
@@ -29,13 +30,7 @@ export async function makeImagePreview(bytes: Buffer, maxBytes: number): Promise
     const scale = Math.min(1, side / longest);
     const width = Math.max(1, Math.round(image.width * scale));
     const height = Math.max(1, Math.round(image.height * scale));
-    const canvas = createCanvas(width, height);
-    const context = canvas.getContext('2d');
-    // JPEG has no transparency: clear areas of a screenshot would turn black.
-    context.fillStyle = '#ffffff';
-    context.fillRect(0, 0, width, height);
-    context.drawImage(image, 0, 0, width, height);
-    const jpeg = await canvas.encode('jpeg', JPEG_QUALITY);
+    const jpeg = await drawOnWhite(createCanvas, image, width, height).encode('jpeg', JPEG_QUALITY);
     if (jpeg.length <= maxBytes) return { bytes: jpeg, mimeType: 'image/jpeg', width, height };
   }
   return undefined;

@@ -12,12 +12,15 @@ import {
   chunks,
   documents,
   imageDescriptions,
+  reactionTriggerClaims,
   runs,
   runSteps,
   slackFileContents,
+  spendLimitOverrides,
   threadFiles,
   threadMessages,
   threads,
+  userAppContext,
 } from './schema';
 
 export interface SweepCounts {
@@ -68,6 +71,11 @@ export async function sweepExpiredContent(db: Database, days: number): Promise<S
       .returning({ id: threadFiles.fileId });
     await t.update(threads).set({ summary: null, summaryTurns: null }).where(and(lt(threads.updatedAt, cutoff), isNotNull(threads.summary)));
     const messages = await t.delete(threadMessages).where(lt(threadMessages.updatedAt, cutoff)).returning({ ts: threadMessages.ts });
+    // Who reacted to which message, which channel someone last looked at, who lifted a limit: about people, so they
+    // go with the rest. A reaction re-added after the window may ask again; nobody waits that long for an answer.
+    await t.delete(reactionTriggerClaims).where(lt(reactionTriggerClaims.claimedAt, cutoff));
+    await t.delete(userAppContext).where(lt(userAppContext.updatedAt, cutoff));
+    await t.delete(spendLimitOverrides).where(lt(spendLimitOverrides.createdAt, cutoff));
     return {
       documents: expiredDocuments.length,
       imageDescriptions: described.length,

@@ -47,6 +47,10 @@ describe('retention', () => {
     expect(await count(sql`select count(*) as n from chunks where content_hash = ${hash}`)).toBeGreaterThan(0);
     expect(await count(sql`select count(*) as n from run_steps where arguments is not null`)).toBeGreaterThan(0);
     await h.database.db.execute(sql`insert into image_descriptions (slack_file_id, description, model) values ('F0OLDIMAGE', 'A dashboard showing revenue.', 'gpt-4o-mini')`);
+    // What the Slack surfaces and the console keep about people: who reacted, where they looked, who lifted a limit.
+    await h.database.db.execute(sql`insert into reaction_trigger_claims (channel_id, message_ts, reaction, user_id) values ('C0OLD', '1700000000.000100', 'memo', 'U0OLD')`);
+    await h.database.db.execute(sql`insert into user_app_context (team_id, user_id, channel_id) values ('T0OLD', 'U0OLD', 'C0OLD')`);
+    await h.database.db.execute(sql`insert into spend_limit_overrides (scope, subject_id, day, lifted_by) values ('user', 'U0OLD', '2026-01-01', 'U0ADMIN')`);
     const totals = sql`select r.status, r.iterations, r.input_tokens, r.output_tokens, r.model, r.started_at, r.finished_at from runs r join threads t on t.id = r.thread_id where t.thread_ts = ${ts}`;
     const totalsBefore = rowsOf(await h.database.db.execute(totals));
     expect(totalsBefore).toEqual([expect.objectContaining({ status: 'done', input_tokens: 1_600, output_tokens: 35 })]);
@@ -58,6 +62,11 @@ describe('retention', () => {
     expect(await count(sql`select count(*) as n from slack_file_contents where slack_file_id = ${file.id}`)).toBe(0);
     await waitUntil(async () => (await count(sql`select count(*) as n from image_descriptions`)) === 0);
     expect(await count(sql`select count(*) as n from run_steps where arguments is not null`)).toBe(0);
+    // Aged one table after another while the sweep runs: a sweep may fall between two of them, the next one finds the rest.
+    await waitUntil(async () => (await count(sql`select count(*) as n from runs where question is not null or answer is not null`)) === 0);
+    for (const table of ['reaction_trigger_claims', 'user_app_context', 'spend_limit_overrides']) {
+      await waitUntil(async () => (await count(sql.raw(`select count(*) as n from ${table}`))) === 0);
+    }
     // The steps themselves stay, with their token counts and timings: the usage figures need them.
     expect(await count(sql`select count(*) as n from run_steps where kind = 'tool' and name = 'search_file'`)).toBeGreaterThan(0);
     expect(await count(sql`select count(*) as n from run_steps where kind = 'model' and input_tokens > 0`)).toBeGreaterThan(0);
@@ -108,9 +117,10 @@ describe('retention', () => {
 
 /** Moves every timestamp of what the app stored `days` days into the past. */
 async function ageEverything(days: number) {
-  for (const table of ['documents', 'image_descriptions', 'run_steps', 'runs', 'thread_files', 'slack_file_contents', 'approvals']) {
+  for (const table of ['documents', 'image_descriptions', 'run_steps', 'runs', 'thread_files', 'slack_file_contents', 'approvals', 'spend_limit_overrides', 'reaction_trigger_claims']) {
     await h.database.db.execute(sql.raw(`update ${table} set created_at = now() - interval '${days} days'`));
   }
+  await h.database.db.execute(sql.raw(`update user_app_context set updated_at = now() - interval '${days} days'`));
   await h.database.db.execute(sql.raw(`update threads set updated_at = now() - interval '${days} days'`));
   await h.database.db.execute(sql.raw(`update thread_messages set updated_at = now() - interval '${days} days'`));
 }

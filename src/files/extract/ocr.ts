@@ -5,6 +5,7 @@
  * keeps two workers recognising at the same time inside the memory target.
  */
 import { OCR_NOTE_PREFIX } from '../../core/thread-file';
+import { drawOnWhite } from '../draw-on-white';
 import { loadCanvas, loadTesseract } from './libraries';
 import { languageFolderFor } from './ocr-languages';
 
@@ -103,13 +104,7 @@ async function normaliseImage(image: Uint8Array): Promise<Uint8Array> {
   if (scale === 1 && isPngOrJpeg(image)) return image;
   const width = Math.max(1, Math.round(decoded.width * scale));
   const height = Math.max(1, Math.round(decoded.height * scale));
-  const canvas = createCanvas(width, height);
-  const context = canvas.getContext('2d');
-  // Transparent pixels become white, as on paper: black text on transparency would otherwise read as black on black.
-  context.fillStyle = '#ffffff';
-  context.fillRect(0, 0, width, height);
-  context.drawImage(decoded, 0, 0, width, height);
-  return canvas.encode('png');
+  return drawOnWhite(createCanvas, decoded, width, height).encode('png');
 }
 
 /** Tesseract's lines as they are, minus trailing spaces and runs of blank lines. */
