@@ -52,7 +52,9 @@ interface WorkerReply {
 /** Starts the thread and opens PGlite in `dataDir` (in memory when undefined); rejects if it cannot open. */
 export async function startPgliteThread(dataDir: string | undefined): Promise<PgliteThread> {
   if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initialiseInChildProcess(dataDir);
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir } });
+  // The thread's JavaScript only passes rows along (PGlite's memory is WebAssembly, outside the heap): a young
+  // generation of 8 MB rather than V8's 48 MB is enough, and is what its heap commits.
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let stopped: Error | undefined;
   let nextCall = 1;
