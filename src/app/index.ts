@@ -16,7 +16,8 @@ import { createRunWorker } from '../runs/run-worker';
 import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
-import { recoverQuestions, registerListeners, type ListenerDependencies } from '../slack/listeners';
+import { registerListeners, type ListenerDependencies } from '../slack/listeners';
+import { recoverQuestions } from '../slack/ask-on-behalf';
 import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
 import { createRecordedDeliveries } from './recorded-deliveries';
 import { validatePayloadsAtTheEdge } from './validated-payloads';
@@ -331,8 +332,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
   });
   registerSettingsSubmission(app as unknown as ViewHost, settingsSurface);
-  registerReactionTriggers(app as never, { db: database.db, intake, bot, settingsFor, logger });
-  registerAskShortcuts(app as unknown as ShortcutHost, { intake, botName: bot.name, logger });
+  registerReactionTriggers(app as never, { db: database.db, intake, bot, settingsFor, logger, replicaId });
+  registerAskShortcuts(app as unknown as ShortcutHost, { db: database.db, intake, botName: bot.name, logger, replicaId });
   registerAgentView(app as never, { db: database.db, settingsFor, logger });
   registerAppHome(app as never, {
     db: database.db,

@@ -39,8 +39,7 @@ export function renderFilesBlock(files: readonly ThreadFile[], options: FilesBlo
     const cells = [
       escapeInline(file.id),
       `"${escapeInline(file.name)}"`,
-      // "scanned, OCR": the text came from recognising images, so the model weighs odd words and numbers.
-      escapeInline(file.fileType || file.mimeType) + (file.scanned ? ' (scanned, OCR)' : ''),
+      escapeInline(file.fileType || file.mimeType) + describeTypeNotes(file),
       formatBytes(file.sizeBytes),
       file.pageCount === undefined ? '-' : String(file.pageCount),
       ...(showText ? [describeTextSize(textLengths.get(file.id))] : []),
@@ -65,6 +64,15 @@ export function renderTurnFilesSection(refs: readonly TurnFileRef[], filesById: 
     return file ? `${base} | ${escapeInline(file.fileType || file.mimeType)} | ${formatBytes(file.sizeBytes)}` : base;
   });
   return ['<files attached="this message">', ...lines, '</files>'].join('\n');
+}
+
+/**
+ * " (scanned, OCR; German)": OCR tells the model to weigh odd words and numbers; the language, that a search of
+ * this file finds more in its own language than in the question's.
+ */
+function describeTypeNotes(file: ThreadFile): string {
+  const notes = [file.scanned ? 'scanned, OCR' : undefined, file.language ? escapeInline(file.language) : undefined].filter(Boolean);
+  return notes.length ? ` (${notes.join('; ')})` : '';
 }
 
 function renderFileData(file: ThreadFile, text: string): string {

@@ -112,6 +112,8 @@ export interface ThreadFile {
   error?: { code: FileErrorCode; message: string };
   /** Some or all of its text was recognised from images (a scan, a photo of text). */
   scanned?: boolean;
+  /** The language its text is written in ("German", "Chinese") or, for code, the programming language. */
+  language?: string;
   /** Its extraction is still running as the request is built; about how long until it is ready. */
   pending?: { readyInSeconds: number };
 }
@@ -124,6 +126,14 @@ export const OCR_NOTE_PREFIX = 'scanned, OCR:';
 
 export function isScannedDocument(document: Pick<ExtractedDocument, 'notes'>): boolean {
   return document.notes.some((note) => note.startsWith(OCR_NOTE_PREFIX));
+}
+
+/** Notes of a document name its language ("language: German", "language: TypeScript") with this. */
+export const LANGUAGE_NOTE_PREFIX = 'language: ';
+
+/** The language a document's notes name, if any. */
+export function documentLanguage(document: Pick<ExtractedDocument, 'notes'>): string | undefined {
+  return document.notes.find((note) => note.startsWith(LANGUAGE_NOTE_PREFIX))?.slice(LANGUAGE_NOTE_PREFIX.length);
 }
 
 /**

@@ -14,7 +14,7 @@ import { markSlackFileUnavailable } from './file-store';
 import { compareSlackTs } from './slack-ts';
 import { toThreadFile } from './thread-file-row';
 import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from './slack-file';
-import { isScannedDocument, type ContainedFile, type ExtractedDocument, type FileErrorCode, type ThreadFile } from '../core/thread-file';
+import { documentLanguage, isScannedDocument, type ContainedFile, type ExtractedDocument, type FileErrorCode, type ThreadFile } from '../core/thread-file';
 import { containedFileKey } from './contained-file-key';
 import { fileTypeOfPath } from './extract/containers';
 import { isImageFile } from '../core/file-kinds';
@@ -107,6 +107,8 @@ export async function listThreadFiles(db: Database, threadId: number): Promise<T
     const file = toThreadFile(row);
     if (pageCount !== null) file.pageCount = pageCount;
     if (notes && isScannedDocument({ notes })) file.scanned = true;
+    const language = notes ? documentLanguage({ notes }) : undefined;
+    if (language) file.language = language;
     // An image whose OCR found no text is still a picture load_file can show: not unreadable.
     if (errorCode && !(isImageFile(file) && errorCode !== 'deleted' && errorCode !== 'external')) {
       const code = errorCode as FileErrorCode;
@@ -120,6 +122,7 @@ export async function listThreadFiles(db: Database, threadId: number): Promise<T
     const source = file.sourceId ? byId.get(file.sourceId) : undefined;
     if (source?.pageCount !== undefined) file.pageCount = source.pageCount;
     if (source?.scanned) file.scanned = true;
+    if (source?.language && !file.language) file.language = source.language;
   }
   return files.sort(compareFileIds);
 }
@@ -155,6 +158,8 @@ export async function registerVirtualFile(
   const file = toThreadFile(row);
   if (document.pageCount !== undefined) file.pageCount = document.pageCount;
   if (isScannedDocument(document)) file.scanned = true;
+  const language = documentLanguage(document);
+  if (language) file.language = language;
   return file;
 }
 

@@ -5,8 +5,6 @@
  */
 import type { Searcher } from './search/create-searcher';
 import type { SearchHit, ThreadFileAccess } from '../tools/tool';
-import { UnknownFileError } from '../core/thread-file';
-import { displayFileName } from '../core/thread-file';
 import { isImageFile } from '../core/file-kinds';
 import { findCachedRead, isLastingError } from './file-store';
 import { mapConcurrently } from '../core/map-concurrently';
@@ -15,7 +13,7 @@ import type { ShownImage } from './read-image';
 import { registerContainedFiles, registerVirtualFile } from './registry';
 import { isContainedFile } from './contained-file-key';
 import { withContainedFiles } from './contained-file-source';
-import { FileReadError, isScannedDocument, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
+import { displayFileName, documentLanguage, FileReadError, isScannedDocument, UnknownFileError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** Full-text search over files already extracted (files/search); keys of contentHashes are file ids. */
 export type { Searcher };
@@ -74,6 +72,7 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
         ...file,
         ...(result.document.pageCount !== undefined && { pageCount: result.document.pageCount }),
         ...(isScannedDocument(result.document) && { scanned: true }),
+        ...(documentLanguage(result.document) && { language: documentLanguage(result.document) }),
       });
       return result;
     } catch (error) {

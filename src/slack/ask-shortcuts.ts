@@ -6,7 +6,8 @@
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
-import { askOnBehalf, slackErrorCode } from './ask-on-behalf';
+import type { Database } from '../store/database';
+import { askOnBehalf, QuestionNotRecorded, slackErrorCode } from './ask-on-behalf';
 import type { ViewHost } from './settings-surface';
 
 export const MESSAGE_SHORTCUT_ID = 'threadwise_ask_message';
@@ -18,7 +19,10 @@ export interface ShortcutHost extends ViewHost {
 }
 
 export interface AskShortcutDependencies {
+  db: Database;
   intake: Intake;
+  /** This process, as the owner of the questions it records. */
+  replicaId: string;
   botName: string;
   logger: Logger;
 }
@@ -85,14 +89,21 @@ export function registerAskShortcuts(app: ShortcutHost, deps: AskShortcutDepende
       target = {};
     }
     try {
-      // Posted before the form closes, so a channel the bot is not in is said in the form itself.
+      // Recorded, then posted, before the form closes: a crash from here on does not lose the question (the next
+      // start finishes it), and a channel the bot is not in is said in the form itself.
       if (target.channelId) {
-        await askOnBehalf(client, deps.intake, { channel: target.channelId, threadTs: target.threadTs, userId: user, teamId: target.teamId ?? body.team?.id, question, via: 'via the shortcut', engages: false });
+        await askOnBehalf(client, deps, { channel: target.channelId, threadTs: target.threadTs, userId: user, teamId: target.teamId ?? body.team?.id, question, via: 'via the shortcut', engages: false });
       } else {
-        await askOnBehalf(client, deps.intake, { channel: user, userId: user, teamId: target.teamId ?? body.team?.id, question, engages: true });
+        await askOnBehalf(client, deps, { channel: user, userId: user, teamId: target.teamId ?? body.team?.id, question, engages: true });
       }
       await ack();
     } catch (error) {
+      // The form stays open with the question in it: the asker can send it again.
+      if (error instanceof QuestionNotRecorded) {
+        deps.logger.warn('could not record a shortcut question', { channel: target.channelId, error: error.cause });
+        await ack({ response_action: 'errors', errors: { question: 'Sorry — I couldn’t take your question just now (my database isn’t answering). Please try again in a minute.' } });
+        return;
+      }
       const code = slackErrorCode(error);
       deps.logger.warn('could not post a shortcut question', { channel: target.channelId, code });
       await ack({

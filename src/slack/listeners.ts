@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import type { BotIdentity } from '../conversation';
-import { QUESTION_EVENT } from '../conversation';
 import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
-import { forgetQuestion, recordQuestion, type PendingQuestion } from '../store/delivery-store';
+import { recordQuestion } from '../store/delivery-store';
+import { forgetRefusedQuestion, newQuestion, postRecordedQuestion } from './ask-on-behalf';
 import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { decideTrigger, type IncomingMessage } from './decide-trigger';
-import { questionLine } from '../runs/trigger';
 import { formatToolList, type ToolListing } from './format-tool-list';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
 import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
@@ -114,9 +112,10 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     }
     // Recorded before Slack hears back and before it is posted: from here on a crash does not lose the question
     // (recoverQuestions finishes it), and the run is written in the transaction that settles this record.
-    const pending = { id: randomUUID(), channelId: command.channel_id, userId: command.user_id, teamId: command.team_id || undefined, question };
+    // Slash commands cannot be used in threads and carry no thread_ts: the question starts a thread of its own.
+    const pending = newQuestion(deps, { channel: command.channel_id, userId: command.user_id, teamId: command.team_id || undefined, question, engages: true });
     try {
-      await recordQuestion(deps.db, { ...pending, receivedBy: deps.replicaId });
+      await recordQuestion(deps.db, pending);
     } catch (error) {
       deps.logger.warn('/ask could not record the question', { channel: command.channel_id, error });
       await ack({ response_type: 'ephemeral', text: 'Sorry — I couldn’t take your question just now (my database isn’t answering). Please try again in a minute.' });
@@ -124,13 +123,12 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     }
     await ack();
     try {
-      await postQuestion(client, deps, pending);
+      await postRecordedQuestion(client, deps, pending);
     } catch (error) {
-      const code = (error as { data?: { error?: string } }).data?.error;
-      deps.logger.warn('/ask could not post the question', { channel: command.channel_id, code });
       // Slack answered and said no: nothing to finish later. (Without an answer — a network error — it stays, and
       // is finished once this process is gone, like any other left over.)
-      if (code) await forgetQuestion(deps.db, pending.id).catch(() => {});
+      const code = await forgetRefusedQuestion(deps.db, pending, error);
+      deps.logger.warn('/ask could not post the question', { channel: command.channel_id, code });
       await respond({
         response_type: 'ephemeral',
         text:
@@ -189,79 +187,4 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     const outcome = await requestCancel(deps.db, run.id);
     deps.logger.info('cancel requested', { runId: run.id, by: event.user, via: `:${event.reaction}:`, outcome });
   });
-}
-
-/** Slash commands cannot be used in threads and carry no thread_ts: the question starts a thread of its own. */
-async function postQuestion(client: WebClient, deps: Pick<ListenerDependencies, 'intake'>, question: Omit<PendingQuestion, 'createdAt'>): Promise<void> {
-  const posted = await client.chat.postMessage({
-    channel: question.channelId,
-    text: `<@${question.userId}> asked: ${question.question}`,
-    metadata: { event_type: QUESTION_EVENT, event_payload: { user_id: question.userId, question: question.question, question_id: question.id } },
-    unfurl_links: false,
-  });
-  admitQuestion(deps, question, posted.ts!);
-}
-
-function admitQuestion(deps: Pick<ListenerDependencies, 'intake'>, question: Omit<PendingQuestion, 'createdAt'>, ts: string): void {
-  deps.intake.submit({
-    questionId: question.id,
-    trigger: {
-      channelId: question.channelId,
-      threadTs: ts,
-      messageTs: ts,
-      userId: question.userId,
-      teamId: question.teamId,
-      engages: true,
-      needsEngagedThread: false,
-      hasFiles: false,
-      question: questionLine(question.question),
-    },
-  });
-}
-
-/**
- * The message a `/ask` question was posted as, found by its question_id metadata: newest first, a few pages at most,
- * stopping at messages from well before the question was recorded.
- */
-async function findPostedQuestion(client: WebClient, question: PendingQuestion): Promise<{ ts?: string } | undefined> {
-  const before = question.createdAt.getTime() / 1000 - 60;
-  let cursor: string | undefined;
-  for (let page = 0; page < 5; page++) {
-    const history = await client.conversations.history({ channel: question.channelId, include_all_metadata: true, limit: 200, cursor });
-    const messages = history.messages ?? [];
-    const found = messages.find((message) => (message.metadata?.event_payload as { question_id?: unknown } | undefined)?.question_id === question.id);
-    if (found) return found;
-    cursor = history.response_metadata?.next_cursor || undefined;
-    if (!cursor || Number(messages.at(-1)?.ts ?? 0) < before) return undefined;
-  }
-  return undefined;
-}
-
-/**
- * Finishes `/ask` questions whose process died between recording and admitting them: the question found in the
- * channel (by its question_id metadata) is admitted as it is; one never posted is posted now. Either way once: the
- * (channel, ts) claim dedupes a question admitted twice.
- */
-export async function recoverQuestions(
-  client: WebClient,
-  deps: Pick<ListenerDependencies, 'intake' | 'db' | 'logger'>,
-  questions: PendingQuestion[],
-): Promise<void> {
-  for (const question of questions) {
-    try {
-      const found = await findPostedQuestion(client, question);
-      if (found?.ts) admitQuestion(deps, question, found.ts);
-      else await postQuestion(client, deps, question);
-      deps.logger.info('picked up a /ask question its process left unfinished', { channel: question.channelId, questionId: question.id, posted: !found });
-    } catch (error) {
-      const code = (error as { data?: { error?: string } }).data?.error;
-      if (code) {
-        // Slack answered, and said no (the bot left the channel, the channel is gone): trying again will not help.
-        deps.logger.warn('gave up an unfinished /ask question: Slack refused it', { channel: question.channelId, questionId: question.id, code });
-        await forgetQuestion(deps.db, question.id).catch(() => {});
-      } else {
-        deps.logger.warn('could not pick up an unfinished /ask question; trying again later', { channel: question.channelId, questionId: question.id, error });
-      }
-    }
-  }
 }

@@ -2,7 +2,9 @@
  * Reaction triggers: a channel's settings map an emoji to a request (":memo:" → "summarise this thread"); adding it
  * to a message asks threadwise that request in the message's thread, on behalf of the person who reacted. Once per
  * message and emoji, however often it is added or Slack delivers the event (a row in the database decides, on any
- * replica). Emoji the channel did not map do nothing.
+ * replica). Emoji the channel did not map do nothing. The claim is written with the recorded question
+ * (pending_questions) in one transaction: a crash after it leaves a question the next start asks, never a claim
+ * that asks nothing.
  */
 import type { WebClient } from '@slack/web-api';
 import type { BotIdentity } from '../conversation';
@@ -10,8 +12,8 @@ import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
-import { claimReactionTrigger, releaseReactionTrigger } from '../store/reaction-trigger-store';
-import { askOnBehalf } from './ask-on-behalf';
+import { claimReactionTriggerQuestion } from '../store/reaction-trigger-store';
+import { forgetRefusedQuestion, newQuestion, postRecordedQuestion } from './ask-on-behalf';
 
 export interface ReactionTriggerDependencies {
   db: Database;
@@ -19,6 +21,8 @@ export interface ReactionTriggerDependencies {
   bot: BotIdentity;
   settingsFor: (teamId: string, channelId: string) => Promise<EffectiveChannelSettings>;
   logger: Logger;
+  /** This process, as the owner of the questions it records. */
+  replicaId: string;
 }
 
 export interface ReactionEventHost {
@@ -36,20 +40,30 @@ export function registerReactionTriggers(app: ReactionEventHost, deps: ReactionT
     const request = settings.reactionTriggers[reaction];
     if (!request) return;
     const claim = { channelId, messageTs, reaction, userId: event.user as string };
-    if (!(await claimReactionTrigger(deps.db, claim))) {
-      deps.logger.debug('reaction trigger already used on this message', { channel: channelId, ts: messageTs, reaction });
-      return;
-    }
+    // The thread first (reading only): the question is recorded with the claim, ready to post.
+    let threadTs: string;
     try {
       const replies = await client.conversations.replies({ channel: channelId, ts: messageTs, limit: 1 });
       const first = replies.messages?.[0];
-      const threadTs = first?.thread_ts ?? first?.ts ?? messageTs;
-      const asked = await askOnBehalf(client, deps.intake, { channel: channelId, threadTs, userId: event.user, teamId, question: request, via: `with :${reaction}:`, engages: false });
+      threadTs = first?.thread_ts ?? first?.ts ?? messageTs;
+    } catch (error) {
+      deps.logger.warn('could not read the thread of a reaction trigger', { channel: channelId, ts: messageTs, reaction, error });
+      return;
+    }
+    const question = newQuestion(deps, { channel: channelId, threadTs, userId: event.user, teamId, question: request, via: `with :${reaction}:`, engages: false });
+    if (!(await claimReactionTriggerQuestion(deps.db, claim, question))) {
+      deps.logger.debug('reaction trigger already used on this message', { channel: channelId, ts: messageTs, reaction });
+      return;
+    }
+    const recorded = { ...question, reaction: { name: reaction, messageTs } };
+    try {
+      const asked = await postRecordedQuestion(client, deps, recorded);
       deps.logger.info('reaction trigger asked', { channel: channelId, threadTs, reaction, by: event.user, questionTs: asked.ts });
     } catch (error) {
-      // Nothing was asked: the next reaction may try again.
-      await releaseReactionTrigger(deps.db, claim).catch(() => {});
-      deps.logger.warn('could not ask for a reaction trigger', { channel: channelId, ts: messageTs, reaction, error });
+      // Refused by Slack: nothing was asked, the claim is given back and the next reaction may try again. Without
+      // Slack's answer the question stays recorded, and is finished once this process is gone.
+      const code = await forgetRefusedQuestion(deps.db, recorded, error);
+      deps.logger.warn('could not ask for a reaction trigger', { channel: channelId, ts: messageTs, reaction, code, ...(code ? {} : { error }) });
     }
   });
 }

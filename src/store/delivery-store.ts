@@ -1,6 +1,7 @@
 /**
- * The durable side of acknowledging Slack: deliveries recorded before the 200, `/ask` questions recorded before
- * they are posted, and the replicas' heartbeats that tell a dead process's leftovers from a busy one's.
+ * The durable side of acknowledging Slack: deliveries recorded before the 200, questions asked on someone's behalf
+ * (`/ask`, the shortcuts, reaction triggers) recorded before they are posted, and the replicas' heartbeats that
+ * tell a dead process's leftovers from a busy one's.
  */
 import { eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Database } from './database';
@@ -69,24 +70,54 @@ export async function retireReplica(db: Database, replicaId: string): Promise<vo
   await db.delete(replicas).where(or(eq(replicas.id, replicaId), lt(replicas.heartbeatAt, sql`now() - interval '1 day'`)));
 }
 
+/**
+ * A question asked without a message of the asker's own (`/ask`, the Ask threadwise shortcuts, a reaction trigger),
+ * recorded before it is posted as "@Ana asked: …" and before Slack hears back; its run settles the record.
+ */
 export interface PendingQuestion {
   id: string;
+  /** A channel, or a user id (their DM with the bot, whose id Slack gives only once something is posted there). */
   channelId: string;
   userId: string;
   teamId?: string;
   question: string;
+  /** Asked in this thread; absent: the question starts one. */
+  threadTs?: string;
+  /** How it was asked, for the posted line: "via the shortcut", "with :memo:". */
+  via?: string;
+  /** Follow-ups in the thread need no mention (`/ask`, a DM); false for a question asked in someone's thread. */
+  engages: boolean;
+  /** Where it was posted, once known. */
+  posted?: { channelId: string; ts: string };
+  /** A reaction trigger's question: the claim it holds on the reacted message. */
+  reaction?: { name: string; messageTs: string };
   createdAt: Date;
 }
 
-export async function recordQuestion(db: Database, question: Omit<PendingQuestion, 'createdAt'> & { receivedBy: string }): Promise<void> {
-  await db.insert(pendingQuestions).values({ ...question, teamId: question.teamId ?? null });
+export type NewPendingQuestion = Omit<PendingQuestion, 'createdAt' | 'posted'> & { receivedBy: string };
+
+export async function recordQuestion(db: Database, question: NewPendingQuestion): Promise<void> {
+  const { reaction, ...columns } = question;
+  await db.insert(pendingQuestions).values({
+    ...columns,
+    teamId: question.teamId ?? null,
+    threadTs: question.threadTs ?? null,
+    via: question.via ?? null,
+    reaction: reaction?.name ?? null,
+    reactedTs: reaction?.messageTs ?? null,
+  });
+}
+
+/** Where the question landed: from here on a recovery admits it there without searching Slack (a DM cannot be searched). */
+export async function notePostedQuestion(db: Database, id: string, posted: { channelId: string; ts: string }): Promise<void> {
+  await db.update(pendingQuestions).set({ postedChannelId: posted.channelId, postedTs: posted.ts }).where(eq(pendingQuestions.id, id));
 }
 
 export async function forgetQuestion(db: Database, id: string): Promise<void> {
   await db.delete(pendingQuestions).where(eq(pendingQuestions.id, id));
 }
 
-/** `/ask` questions whose process died before their run was written; marked so that one replica finishes each. */
+/** Questions whose process died before their run was written; marked so that one replica finishes each. */
 export async function takeOrphanedQuestions(db: Database, owner: string, leaseMs: number): Promise<PendingQuestion[]> {
   const result = await db.execute(sql`
     update pending_questions set recovered_at = now()
@@ -100,13 +131,33 @@ export async function takeOrphanedQuestions(db: Database, owner: string, leaseMs
       limit 50
       for update of q skip locked
     )
-    returning id, channel_id, user_id, team_id, question, created_at`);
-  return rowsOf<{ id: string; channel_id: string; user_id: string; team_id: string | null; question: string; created_at: string | Date }>(result).map((row) => ({
+    returning id, channel_id, user_id, team_id, question, thread_ts, via, engages, posted_channel_id, posted_ts, reaction, reacted_ts, created_at`);
+  type Row = {
+    id: string;
+    channel_id: string;
+    user_id: string;
+    team_id: string | null;
+    question: string;
+    thread_ts: string | null;
+    via: string | null;
+    engages: boolean;
+    posted_channel_id: string | null;
+    posted_ts: string | null;
+    reaction: string | null;
+    reacted_ts: string | null;
+    created_at: string | Date;
+  };
+  return rowsOf<Row>(result).map((row) => ({
     id: row.id,
     channelId: row.channel_id,
     userId: row.user_id,
     ...(row.team_id ? { teamId: row.team_id } : {}),
     question: row.question,
+    ...(row.thread_ts ? { threadTs: row.thread_ts } : {}),
+    ...(row.via ? { via: row.via } : {}),
+    engages: row.engages,
+    ...(row.posted_channel_id && row.posted_ts ? { posted: { channelId: row.posted_channel_id, ts: row.posted_ts } } : {}),
+    ...(row.reaction && row.reacted_ts ? { reaction: { name: row.reaction, messageTs: row.reacted_ts } } : {}),
     createdAt: new Date(row.created_at),
   }));
 }

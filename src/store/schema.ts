@@ -394,6 +394,18 @@ export const pendingQuestions = pgTable('pending_questions', {
   userId: text('user_id').notNull(),
   teamId: text('team_id'),
   question: text('question').notNull(),
+  /** Asked in this thread (a shortcut on a message, a reaction trigger); null: the question starts a thread. */
+  threadTs: text('thread_ts'),
+  /** How it was asked, for the posted line ("via the shortcut", "with :memo:"); null for `/ask`. */
+  via: text('via'),
+  /** Whether follow-ups in its thread need no mention (false for a question asked inside someone's thread). */
+  engages: boolean('engages').notNull().default(true),
+  /** Where it landed once posted (a DM's id is only known then): recovery admits it there without searching. */
+  postedChannelId: text('posted_channel_id'),
+  postedTs: text('posted_ts'),
+  /** A reaction trigger's question: its claim (reaction_trigger_claims) is given back if Slack refuses the question. */
+  reaction: text('reaction'),
+  reactedTs: text('reacted_ts'),
   createdAt: createdAt(),
   recoveredAt: timestamp('recovered_at', { withTimezone: true }),
 });

@@ -85,6 +85,19 @@ describe.each(testDatabases())('the first question on $label', (database) => {
     expect(open(later).get('F1').scanned).toBe(true);
   });
 
+  it('names a document’s language in the files list, beside OCR, in this run and the next', async () => {
+    const germanScan = {
+      async extract(): Promise<ExtractedDocument> {
+        return { text: '--- page 1 ---\nDer Vertrag', pageCount: 1, outline: [], segments: [], notes: ['scanned, OCR: p. 1 recognised (deu)', 'language: German'] };
+      },
+    };
+    const { access, threadId } = await bed.threadWith([bed.slack.addFile({ name: 'vertrag.pdf', mimetype: 'application/pdf', content: 'vtrg' })], { extractor: germanScan });
+    await access.readText('F1');
+    expect(renderFilesBlock(access.list())).toMatch(/F1 \| "vertrag\.pdf" \| pdf \(scanned, OCR; German\) \| 4 B \| 1 \| no/);
+    const { listThreadFiles } = await import('../../src/files/registry');
+    expect((await listThreadFiles(bed.handle.db, threadId))[0]).toMatchObject({ id: 'F1', language: 'German' });
+  });
+
   it('reads a Slack canvas as an HTML document, headings kept', async () => {
     const canvas = bed.slack.addFile({
       name: 'Launch plan',

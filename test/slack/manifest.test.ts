@@ -48,6 +48,7 @@ const NEEDS: Record<string, string[]> = {
   'chat.appendStream': ['chat:write'],
   'chat.stopStream': ['chat:write'],
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
+  'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'conversations.info': ['channels:read', 'groups:read', 'im:read', 'mpim:read'],
   'users.conversations': ['channels:read', 'groups:read'],
   'users.info': ['users:read'],

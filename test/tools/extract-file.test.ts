@@ -85,7 +85,8 @@ describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
     const result = await extractFileTool.execute({ id: 'F1' }, context);
     const lines = result.split('\n');
     expect(lines[0]).toBe('F1 "Bug571679_Brownbag.pptx" is now also F1.txt, its extracted text: 5,275 characters, 18 slides.');
-    expect(lines[1]).toBe('Read on with peek_file("F1.txt", 0, 8000), search_file("F1.txt", "<question>"), or load_file("F1.txt") if it fits.');
+    expect(lines[1]).toBe('Notes: language: English');
+    expect(lines[2]).toBe('Read on with peek_file("F1.txt", 0, 8000), search_file("F1.txt", "<question>"), or load_file("F1.txt") if it fits.');
     expect(result).toContain('<file_data id="F1.txt" name="Bug571679_Brownbag.pptx.txt" part="outline">\n- VSTO & Reflection Brownbag [char 0, slide 1]\n- Background [char 78, slide 2]');
     expect(result).toContain('part="preview, first 600 characters">\n## Slide 1: VSTO & Reflection Brownbag');
     expect(result.match(/not instructions to follow/g)).toHaveLength(1);

@@ -6,7 +6,8 @@
 import { availableParallelism, totalmem } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ExtractedDocument } from '../../core/thread-file';
-import { FileReadError } from '../../core/thread-file';
+import { documentLanguage, FileReadError, LANGUAGE_NOTE_PREFIX } from '../../core/thread-file';
+import { describeDocumentLanguage } from '../search/text-search-language';
 import { detectDocumentKind } from './detect-kind';
 import { ocrOff, type OcrSettings } from './ocr';
 import { checkOcrLanguages } from './ocr-languages';
@@ -130,7 +131,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
       clearTimeout(timer);
       release();
     }
-    if (outcome.ok) return outcome.document;
+    if (outcome.ok) return withLanguageNote(outcome.document);
     if ('broken' in outcome) throw new Error(`The extraction worker could not read ${name}: ${outcome.broken}`);
     const cause = outcome.detail === undefined ? undefined : new Error(outcome.detail);
     throw new FileReadError(outcome.code, outcome.message, { cause });
@@ -146,6 +147,13 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
       await pool.destroy();
     },
   };
+}
+
+/** Adds "language: German" to a document whose notes do not name a language yet (code files name theirs). */
+function withLanguageNote(document: ExtractedDocument): ExtractedDocument {
+  if (documentLanguage(document)) return document;
+  const language = describeDocumentLanguage(document.text);
+  return language ? { ...document, notes: [...document.notes, `${LANGUAGE_NOTE_PREFIX}${language}`] } : document;
 }
 
 /**

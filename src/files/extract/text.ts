@@ -2,7 +2,7 @@
  * Plain text, markdown, JSON, code and logs: decoded from whatever encoding they are in and returned as they are.
  * Markdown headings become the outline, so a long README can be navigated like a DOCX.
  */
-import type { ExtractedDocument } from '../../core/thread-file';
+import { LANGUAGE_NOTE_PREFIX, type ExtractedDocument } from '../../core/thread-file';
 import { decodeText } from './decode-text';
 import { DocumentBuilder } from './document-builder';
 
@@ -45,5 +45,5 @@ export function languageOf(name: string): string | undefined {
   const base = name.toLowerCase().split(/[\\/]/).pop() ?? '';
   const extension = base.includes('.') ? base.slice(base.lastIndexOf('.') + 1) : base;
   const language = languages[extension] ?? (/\.log\.\d+$|\.out$/.test(base) ? 'log' : undefined);
-  return language ? `language: ${language}` : undefined;
+  return language ? `${LANGUAGE_NOTE_PREFIX}${language}` : undefined;
 }

@@ -93,3 +93,50 @@ export function describeTextLanguage(text: string): string | undefined {
   const { config } = guessTextSearchLanguage(text);
   return config === 'simple' ? undefined : config[0]!.toUpperCase() + config.slice(1);
 }
+
+const CONFIG_NAMES: Record<Exclude<TextSearchConfig, 'simple'>, string> = {
+  english: 'English',
+  german: 'German',
+  french: 'French',
+  spanish: 'Spanish',
+  italian: 'Italian',
+  portuguese: 'Portuguese',
+  dutch: 'Dutch',
+  russian: 'Russian',
+};
+
+/**
+ * The language a document is written in, by name ("German", "Chinese"), from its first pages; undefined when it
+ * is unclear. Shown beside the file so the model searches it in its own language: a question asked in English
+ * about a German document finds far more when its words are German too.
+ */
+export function describeDocumentLanguage(text: string): string | undefined {
+  const sample = text.slice(0, 50_000);
+  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
+  if (letters < 40) return undefined;
+  // Scripts without spaces between words have no function words to count: their characters tell.
+  const kana = sample.match(/[\p{Script=Hiragana}\p{Script=Katakana}]/gu)?.length ?? 0;
+  const hangul = sample.match(/\p{Script=Hangul}/gu)?.length ?? 0;
+  const han = sample.match(/\p{Script=Han}/gu)?.length ?? 0;
+  if (kana > letters * 0.1) return 'Japanese';
+  if (hangul > letters * 0.3) return 'Korean';
+  if (han > letters * 0.3) return 'Chinese';
+  // Stricter than the per-chunk guess, because a wrong name misleads the model for the whole file: a spreadsheet
+  // column of "No" is not Portuguese. The winner needs several different function words of its own and a clear lead.
+  const votes = new Map<TextSearchConfig, { count: number; distinct: Set<string> }>();
+  let words = 0;
+  for (const match of sample.toLowerCase().matchAll(/[\p{L}]+/gu)) {
+    words += 1;
+    for (const language of WORD_TO_LANGUAGES.get(match[0]) ?? []) {
+      const vote = votes.get(language) ?? { count: 0, distinct: new Set<string>() };
+      vote.count += 1;
+      vote.distinct.add(match[0]);
+      votes.set(language, vote);
+    }
+  }
+  const ranked = [...votes].sort((a, b) => b[1].count - a[1].count);
+  const [best, runnerUp] = ranked;
+  if (!best || best[1].distinct.size < 5 || best[1].count * 30 < words) return undefined;
+  if (runnerUp && best[1].count < runnerUp[1].count * 1.5) return undefined;
+  return best[0] === 'simple' ? undefined : CONFIG_NAMES[best[0]];
+}

@@ -47,7 +47,7 @@ describe('HTML, CSV and text through the extractor', () => {
     const japanese = '議事録：来週の打ち合わせは火曜日の午後三時からです。資料は共有フォルダにあります。'.repeat(4);
     const sjis = await extractor.extract({ bytes: new Uint8Array(iconv.encode(japanese, 'Shift_JIS')), name: 'memo.txt' });
     expect(sjis.text).toBe(japanese);
-    expect(sjis.notes).toEqual(['decoded from shift_jis']);
+    expect(sjis.notes).toEqual(['decoded from shift_jis', 'language: Japanese']);
     const latin = await extractor.extract({ bytes: new Uint8Array(iconv.encode('Café crème, déjà vu.', 'latin1')), name: 'menu.txt' });
     expect(latin.text).toBe('Café crème, déjà vu.');
   });

@@ -9,7 +9,8 @@ import { createSearcher, indexDocument, type Searcher } from '../../../src/files
 import { toCjkQueryBigrams } from '../../../src/files/search/cjk-bigrams';
 import { expandWords, loadVocabulary } from '../../../src/files/search/document-vocabulary';
 import { findPrintedPageNumbers } from '../../../src/files/search/printed-page-numbers';
-import type { ExtractedDocument, ThreadFile } from '../../../src/core/thread-file';
+import { documentLanguage, type ExtractedDocument, type ThreadFile } from '../../../src/core/thread-file';
+import { describeDocumentLanguage } from '../../../src/files/search/text-search-language';
 import type { DatabaseHandle } from '../../../src/store/database';
 import { testDatabases } from '../../support/databases';
 import { extractCorpusFiles, hasCorpus, warnIfCorpusMissing } from '../../support/corpus';
@@ -31,6 +32,22 @@ describe('Chinese questions lose their question words, not their content', () =>
     // The dictionary splits 净额 into two one-character words; the pair survives all the same.
     expect(toCjkQueryBigrams('本季度经营性现金流净额是多少？')).toContain('净额');
     expect(toCjkQueryBigrams('是多少')).toEqual(['是多', '多少']);
+  });
+});
+
+describe.skipIf(!available)('a document’s language, named beside the file', () => {
+  it('names the German textbook, the French survey and the Chinese report, in the notes the extractor writes', () => {
+    const expected = { 'GeoTopo-komprimiert.pdf': 'German', 'chelsea_pdta.pdf': 'French', 'issue-67-example.pdf': 'Chinese' };
+    for (const [name, language] of Object.entries(expected)) {
+      const document = documents.get(name)!;
+      expect(describeDocumentLanguage(document.text), name).toBe(language);
+      expect(documentLanguage(document), name).toBe(language);
+    }
+  });
+
+  it('stays silent on text too short or too mixed to tell', () => {
+    expect(describeDocumentLanguage('Q3 2024: 1,234 / 5,678')).toBeUndefined();
+    expect(describeDocumentLanguage('')).toBeUndefined();
   });
 });
 
