@@ -55,7 +55,9 @@ function runInChild(name: string): BenchFigure[] {
   const dir = mkdtempSync(path.join(tmpdir(), 'threadwise-bench-'));
   const out = path.join(dir, 'figures.json');
   try {
-    const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--only', name, '--figures', out], {
+    // This process's node flags (`npm run bench` passes those `npm start` runs the bot with: heap sizes, tsx) and
+    // its environment (MALLOC_ARENA_MAX): each suite's process is configured as the deployed bot is.
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--only', name, '--figures', out], {
       stdio: ['ignore', 'inherit', 'inherit'],
     });
     if (child.status !== 0) process.exitCode = 1;

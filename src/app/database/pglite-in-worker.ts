@@ -9,8 +9,10 @@
  * transaction); transactions stay open in the worker until the callback here settles, so PGlite's own lock
  * orders them against everything else, as it did in-process.
  */
+import { fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
 export interface PgliteThread {
@@ -49,8 +51,10 @@ interface WorkerReply {
 
 /** Starts the thread and opens PGlite in `dataDir` (in memory when undefined); rejects if it cannot open. */
 export async function startPgliteThread(dataDir: string | undefined): Promise<PgliteThread> {
-  if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initialiseInThrowawayThread(dataDir);
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir } });
+  if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initialiseInChildProcess(dataDir);
+  // The thread's JavaScript only passes rows along (PGlite's memory is WebAssembly, outside the heap): a young
+  // generation of 8 MB rather than V8's 48 MB is enough, and is what its heap commits.
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let stopped: Error | undefined;
   let nextCall = 1;
@@ -146,20 +150,29 @@ export async function startPgliteThread(dataDir: string | undefined): Promise<Pg
 }
 
 /**
- * Creates the database in a thread that is ended right after: initdb leaves PGlite's WebAssembly memory at ~850 MB
- * for the life of its thread, a reopened database needs ~300 MB (peak RSS of a first start, and of the bench).
+ * Creates the database in a child process (pglite-initdb.mjs) that exits right after: initdb grows PGlite's
+ * WebAssembly memory to ~850 MB and leaves ~100 MB in the allocator that a thread's end would not give back; a
+ * process's end does. The database's real thread then reopens it (peak and steady RSS of a first start, and of the
+ * bench).
  */
-async function initialiseInThrowawayThread(dataDir: string): Promise<void> {
-  const thread = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, initOnly: true } });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      thread.once('message', (reply: WorkerReply) => (reply.ok ? resolve() : reject(rebuildError(reply.error!))));
-      thread.once('error', reject);
-      thread.once('exit', (code) => reject(new Error(`The embedded database's thread exited (code ${code}) while creating the database.`)));
-    });
-  } finally {
-    await thread.terminate();
-  }
+async function initialiseInChildProcess(dataDir: string): Promise<void> {
+  // No inherited flags: the script is plain JavaScript (no tsx), and test-runner or inspector flags must not follow.
+  const child = fork(fileURLToPath(new URL('./pglite-initdb.mjs', import.meta.url)), [dataDir], {
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2_000)));
+  let reply: Pick<WorkerReply, 'ok' | 'error'> | undefined;
+  child.once('message', (message: Pick<WorkerReply, 'ok' | 'error'>) => (reply = message));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (exitCode, signal) => resolve(exitCode ?? (signal ? -1 : null)));
+  });
+  if (reply?.ok) return;
+  if (reply?.error) throw rebuildError(reply.error);
+  const said = stderr.trim().split('\n').at(-1);
+  throw new Error(`The process creating the embedded database in ${dataDir} exited (code ${code})${said ? `: ${said}` : ''}.`);
 }
 
 function closedTransaction(): Error {

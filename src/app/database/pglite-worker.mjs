@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
+import { describeError, pgliteStartParams } from './pglite-options.mjs';
 import { DATABASE_NICENESS, lowerThreadPriority } from '../../runtime/thread-priority.mjs';
 
 // Answers wait on the database; Slack's acknowledgements do not: the event loop goes first.
@@ -19,21 +20,8 @@ const transactions = new Map();
 let database;
 
 try {
-  // PostgreSQL's default 128 MB of shared buffers live inside PGlite's WebAssembly memory, which never shrinks:
-  // 32 MB took a reopened database from ~280 MB to ~180 MB RSS. Pages past it come from the OS page cache, and one
-  // bot's working set (the threads and runs being answered, a few files' chunks) fits.
-  database = await PGlite.create(workerData.dataDir ?? undefined, {
-    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'],
-  });
-  if (workerData.initOnly) {
-    // Creating a database (initdb) grows PGlite's WebAssembly memory to ~850 MB, and WebAssembly memory never
-    // shrinks: this thread only creates it and is then ended, which gives that memory back; the database's real
-    // thread reopens it at ~300 MB.
-    await database.close();
-    parentPort.postMessage({ id: 0, ok: true, result: 'initialised' });
-  } else {
-    parentPort.postMessage({ id: 0, ok: true, result: 'ready' });
-  }
+  database = await PGlite.create(workerData.dataDir ?? undefined, { startParams: pgliteStartParams });
+  parentPort.postMessage({ id: 0, ok: true, result: 'ready' });
 } catch (error) {
   parentPort.postMessage({ id: 0, ok: false, error: describeError(error) });
 }
@@ -115,12 +103,3 @@ function queryOptions({ rowMode, rawTypes }) {
   return { rowMode, parsers };
 }
 
-/** What of an error can cross to the main thread: its message, stack and PostgreSQL's fields (code, detail…). */
-function describeError(error) {
-  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
-  const fields = {};
-  for (const [key, value] of Object.entries(error)) {
-    if (['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
-  }
-  return { ...fields, name: error.name, message: error.message, stack: error.stack };
-}

@@ -96,9 +96,11 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     minThreads: 0,
     maxThreads,
     idleTimeout: idleTimeoutMs,
-    // Half V8's default young generation (48 MB at this heap size): peak RSS of a two-worker burst over the corpus
-    // went from 540–570 MB to 480–520 MB in our runs, with no CPU cost we could tell from the noise.
-    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 24 },
+    // A small young generation: V8's default (48 MB at this heap size) is committed in full by pdf.js's garbage.
+    // 24 MB took peak RSS of a two-worker burst over the corpus from 540–570 MB to 480–520 MB; 8 MB took the bench
+    // load's peak (app, database, one extraction worker) from ~705 to ~650 MB. Scavenges come more often; the
+    // extract bench's timings are the check that they stay cheap.
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb, maxYoungGenerationSizeMb: 8 },
     // The entry registers tsx itself; inheriting the parent's flags would load tsx twice (npm start) or carry
     // test-runner flags into the worker (vitest).
     execArgv: [],
