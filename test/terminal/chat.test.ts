@@ -48,7 +48,7 @@ describe('npm run chat', () => {
       expect(code, chat.stderr()).toBe(0);
       expect(chat.stdout()).toContain('The notes define the **Normalkrümmung** in Definition 73 (GeoTopo-komprimiert.pdf, p. 95).');
       const [first, second] = fake.requests;
-      expect(requestText(first!)).toContain(`F1 | \\"${BOOK}\\" | pdf | 1.7 MB`);
+      expect(requestText(first!)).toContain(`F1 | \\"${BOOK}\\" | pdf (German) | 1.7 MB`);
       expect(requestText(first!)).not.toContain(DEEP_PAGE_WORDS);
       const toolResult = second!.messages.find((message) => message.role === 'tool');
       expect(String(toolResult?.content)).toContain(DEEP_PAGE_WORDS);
@@ -145,7 +145,7 @@ describe('npm run chat', () => {
     await chat.waitFor('stderr', /threadwise · gpt-4\.1-mini/);
     const children = chat.children();
     expect(children).toHaveLength(1);
-    expect(children[0]!.args).toMatch(/^node --import tsx src\/chat\.ts/);
+    expect(children[0]!.args).toMatch(/^node (--[\w-]+=\S+ )*--import tsx src\/chat\.ts/);
 
     process.kill(children[0]!.pid, 'SIGTERM');
     const { code } = await chat.exited;
