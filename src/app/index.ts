@@ -4,6 +4,7 @@
  */
 import { agentSettings } from './agent-settings';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { App } from '@slack/bolt';
 import type { Config } from '../config';
@@ -19,7 +20,7 @@ import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceive
 import { registerListeners, type ListenerDependencies } from '../slack/listeners';
 import { recoverQuestions } from '../slack/ask-on-behalf';
 import { RECORD_DELIVERIES_SQL } from '../store/delivery-store';
-import { createRecordedDeliveries } from './recorded-deliveries';
+import { createRecordedDeliveries, moveLeftoverJournal } from './recorded-deliveries';
 import { validatePayloadsAtTheEdge } from './validated-payloads';
 import { sweepExpiredContent } from '../store/retention';
 import { createSlackThreadSource } from '../slack/thread-reader';
@@ -152,13 +153,27 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   let healthServer: Server | undefined;
   if (config.slack.mode === 'http') {
     const openQueryPort = database.openQueryPort?.bind(database);
+    // The embedded database's one connection is held by whichever transaction the main thread has open: a delivery
+    // recorded there waited for it before its 200. Flushed to a file in DATA_DIR instead, it waits for the disk.
+    const journalDir = openQueryPort && database.driver === 'pglite' && config.storage.dataDir ? path.resolve(config.storage.dataDir, 'deliveries') : undefined;
+    if (journalDir) {
+      try {
+        const moved = await moveLeftoverJournal(database.db, journalDir);
+        if (moved > 0) logger.info('moved deliveries a stopped process had acknowledged into the database, to be answered', { count: moved });
+      } catch (error) {
+        if (ownsDatabase) await database.close();
+        await mcp?.close();
+        skills.close();
+        throw new StartupError(`could not read the deliveries a stopped process left in ${journalDir} (${error instanceof Error ? error.message : String(error)}): DATA_DIR must be readable and writable by this user.`);
+      }
+    }
     receiver = createThreadedHttpReceiver({
       signingSecret: config.slack.signingSecret!,
       logger: logger.child({ component: 'slack' }),
       health: checkHealth,
       // Every Events API delivery is a row in slack_deliveries before Slack gets its 200 (Slack never sends again
       // what it got a 200 for); Socket Mode acknowledges over its socket and Slack redelivers unacknowledged ones.
-      journal: openQueryPort ? { openPort: openQueryPort, sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId } : undefined,
+      journal: openQueryPort ? { openPort: openQueryPort, sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId, dir: journalDir } : undefined,
       onDelivered: (deliveryId) => recorded?.onDelivered(deliveryId),
       killAfterAckForTests: options.killAfterAckForTests,
     });

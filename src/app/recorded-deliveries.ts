@@ -5,8 +5,10 @@
  */
 import type { Database } from '../store/database';
 import type { Logger } from '../logging/logger';
+import { readLeftoverDeliveries, removeLeftoverFiles } from '../slack/receiver/delivery-journal-file.mjs';
 import {
   forgetDeliveries,
+  recordDeliveries,
   heartbeat,
   retireReplica,
   takeOrphanedDeliveries,
@@ -104,4 +106,16 @@ export function createRecordedDeliveries(options: RecordedDeliveriesOptions) {
       await retireReplica(db, replicaId).catch(() => {});
     },
   };
+}
+
+/**
+ * Moves the deliveries a stopped process acknowledged and left in its journal files (DATA_DIR/deliveries) into
+ * slack_deliveries, before this one receives or replays anything: from there they are replayed like any other
+ * delivery a dead process left. Returns how many were moved.
+ */
+export async function moveLeftoverJournal(db: Database, dir: string): Promise<number> {
+  const { deliveries, files } = readLeftoverDeliveries(dir);
+  for (let start = 0; start < deliveries.length; start += 200) await recordDeliveries(db, deliveries.slice(start, start + 200));
+  removeLeftoverFiles(files);
+  return deliveries.length;
 }

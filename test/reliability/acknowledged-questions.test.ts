@@ -11,7 +11,9 @@
  *
  * On the embedded database by default (a DATA_DIR reopened by every start); on PostgreSQL too when
  * TEST_DATABASE_URL is set. After the kills aimed at the window the records are read directly, so the test knows
- * that those kills landed between a 200 and the run row (a delivery recorded, no run yet).
+ * that those kills landed between a 200 and the run row (a delivery recorded, no run yet). On the embedded database
+ * the record the 200 waits for is the journal file in DATA_DIR (moved into slack_deliveries after the 200), so those
+ * kills leave the delivery in the file only, and the next start must move it in and answer it.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +24,7 @@ import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { mentionEvent, newEventId, postSlackEvent } from '../fakes/slack-signing';
 import { openDatabase } from '../../src/app/database/open-database';
+import { readLeftoverDeliveries } from '../../src/slack/receiver/delivery-journal-file.mjs';
 import { rowsOf } from '../../src/store/database';
 import { createScratchPostgres } from '../support/databases';
 import { seededRandom } from '../support/seeded-random';
@@ -106,9 +109,17 @@ describe.each(drivers)('killed with -9 during a burst ($label)', ({ label }) => 
   const acknowledgedWithoutRun = async () => {
     const handle = await openDatabase(scratch ? { driver: 'postgres', url: scratch.url, maxConnections: 1 } : { driver: 'pglite', dataDir });
     try {
-      const messages = rowsOf<{ channel: string; ts: string }>(
+      const inDatabase = rowsOf<{ channel: string; ts: string }>(
         await handle.db.execute(sql`select body->'event'->>'channel' as channel, body->'event'->>'ts' as ts from slack_deliveries`),
       );
+      // The embedded database's deliveries are flushed to a journal file before the 200 and moved in after it.
+      const inJournal = scratch
+        ? []
+        : readLeftoverDeliveries(path.join(dataDir, 'deliveries')).deliveries.map(({ body }) => {
+            const event = body.event as { channel: string; ts: string };
+            return { channel: event.channel, ts: event.ts };
+          });
+      const messages = [...inDatabase, ...inJournal.filter((m) => !inDatabase.some((d) => d.channel === m.channel && d.ts === m.ts))];
       let without = 0;
       for (const { channel, ts } of messages) {
         const runs = rowsOf<{ n: number | string }>(

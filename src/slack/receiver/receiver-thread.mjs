@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
+import { openDeliveryJournalFile } from './delivery-journal-file.mjs';
 import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from './signed-request.mjs';
 
 const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs, journal, killAfterAckForTests } =
@@ -89,25 +90,28 @@ async function handle(req, res) {
       return;
     case 'event': {
       // Slack never delivers again an event it got a 200 for: the 200 goes out only once the delivery is recorded
-      // in the database, from where a delivery whose process died before its run row existed is replayed. Nothing
-      // the app does can change an Events API response, so the app sees it after the 200.
+      // (in the journal file, or else in the database), from where a delivery whose process died before its run row
+      // existed is replayed. Nothing the app does can change an Events API response, so the app sees it after the 200.
       if (!journal) {
         res.writeHead(200).end();
         post({ type: 'request', body, ...retry });
         return;
       }
-      let deliveryId;
-      try {
-        deliveryId = await recordDelivery(body, retry);
-      } catch (error) {
-        // The database cannot take it now (down, or slower than the budget): acknowledged all the same and held in
-        // memory by the intake until the database is back, as before there was a record. Answering 5xx instead
-        // would leave it to Slack's three retries within ~5 minutes (and Slack turns off the subscription of an
-        // app that keeps failing); the price is that a crash during the outage loses what is held.
-        logJournalFailure(error);
-        res.writeHead(200).end();
-        post({ type: 'request', body, ...retry });
-        return;
+      const delivery = { id: randomUUID(), receivedBy: journal.receivedBy, body, ...retry };
+      const segment = await writeToJournalFile(delivery);
+      if (!segment) {
+        try {
+          await recordDelivery(delivery);
+        } catch (error) {
+          // The database cannot take it now (down, or slower than the budget): acknowledged all the same and held in
+          // memory by the intake until the database is back, as before there was a record. Answering 5xx instead
+          // would leave it to Slack's three retries within ~5 minutes (and Slack turns off the subscription of an
+          // app that keeps failing); the price is that a crash during the outage loses what is held.
+          logJournalFailure(error);
+          res.writeHead(200).end();
+          post({ type: 'request', body, ...retry });
+          return;
+        }
       }
       if (killAfterAckForTests) {
         // Test-only (THREADWISE_TEST_KILL_AFTER_ACK): the process dies the moment Slack has its 200, before the app
@@ -116,7 +120,22 @@ async function handle(req, res) {
         return;
       }
       res.writeHead(200).end();
-      post({ type: 'request', body, ...retry, deliveryId });
+      if (!segment) return void post({ type: 'request', body, ...retry, deliveryId: delivery.id });
+      // On disk and acknowledged; now into the database, and only then to the app, whose run settles the row.
+      const moving = recordDelivery(delivery).then(
+        () => {
+          journalFile.moved(segment);
+          post({ type: 'request', body, ...retry, deliveryId: delivery.id });
+        },
+        (error) => {
+          // Held in memory by the intake as above, and still in the journal file, which keeps it past a crash
+          // during the outage: the next start moves it into the database.
+          logJournalFailure(error);
+          post({ type: 'request', body, ...retry });
+        },
+      );
+      beingMoved.add(moving);
+      void moving.finally(() => beingMoved.delete(moving));
       return;
     }
     case 'needs_app':
@@ -128,8 +147,42 @@ async function handle(req, res) {
   }
 }
 
-// ---- the delivery journal: the database, through a query port answered off the main thread (PGlite's own
-// thread, or a small PostgreSQL pool on a thread of its own); group-committed ----
+// ---- the delivery journal: a file in DATA_DIR first when the database is the embedded one, then the database,
+// through a query port answered off the main thread (PGlite's own thread, or a small PostgreSQL pool on a thread of
+// its own); both group-committed ----
+
+const journalFile = journal?.dir ? openJournalFile(journal.dir) : undefined;
+/** Acknowledged deliveries on their way into the database: the app gets them before the thread says it is closed. */
+const beingMoved = new Set();
+let lastJournalFileFailureLog = 0;
+
+function openJournalFile(dir) {
+  try {
+    return openDeliveryJournalFile(dir);
+  } catch (error) {
+    log('error', `could not open the delivery journal in ${dir}; recording deliveries in the database before acknowledging them instead (slower acks). Check that DATA_DIR is writable by this user.`, {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return undefined;
+  }
+}
+
+/** The delivery's segment once it is on disk; undefined without a journal file or when the disk refused it. */
+async function writeToJournalFile(delivery) {
+  if (!journalFile) return undefined;
+  try {
+    return await journalFile.write(delivery);
+  } catch (error) {
+    // Disk full or read-only: recorded in the database before the 200 instead, as without a journal file.
+    if (Date.now() - lastJournalFileFailureLog >= 10_000) {
+      lastJournalFileFailureLog = Date.now();
+      log('error', `could not write deliveries from Slack to ${journal.dir}; recording them in the database before acknowledging instead (slower acks)`, {
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+    return undefined;
+  }
+}
 
 /** Deliveries waiting for the next write: whatever arrives while one write runs goes into the next. */
 const unrecorded = [];
@@ -147,9 +200,9 @@ journal?.port.on('message', ({ id, ok, error }) => {
   else call.reject(new Error(error?.message ?? 'the database refused the delivery'));
 });
 
-function recordDelivery(body, retry) {
+function recordDelivery(delivery) {
   return new Promise((resolve, reject) => {
-    unrecorded.push({ id: randomUUID(), body, retry, resolve, reject });
+    unrecorded.push({ delivery, resolve, reject });
     if (!recording) {
       recording = true;
       // One turn first: the rest of a burst read in this turn joins the same write.
@@ -161,12 +214,11 @@ function recordDelivery(body, retry) {
 async function writeDeliveries() {
   while (unrecorded.length > 0) {
     const batch = unrecorded.splice(0, 200);
-    const rows = batch.map(({ id, body, retry }) => ({ id, receivedBy: journal.receivedBy, body, ...retry }));
     try {
-      await journalQuery(journal.sql, [JSON.stringify(rows)]);
-      for (const delivery of batch) delivery.resolve(delivery.id);
+      await journalQuery(journal.sql, [JSON.stringify(batch.map(({ delivery }) => delivery))]);
+      for (const { resolve } of batch) resolve();
     } catch (error) {
-      for (const delivery of batch) delivery.reject(error);
+      for (const { reject } of batch) reject(error);
     }
   }
   recording = false;
@@ -241,8 +293,10 @@ parentPort.on('message', (message) => {
   else if (message.type === 'close') {
     // No new connections; idle keep-alive ones are closed, requests in progress finish (an ack from the app, or
     // its timeout). Every request handed over so far was posted before 'closed', so the app has them all.
-    server.close(() => {
+    server.close(async () => {
+      await Promise.allSettled([...beingMoved]);
       journal?.port.close();
+      journalFile?.close();
       post({ type: 'closed' });
     });
     server.closeIdleConnections();

@@ -25,10 +25,12 @@ export interface ThreadedHttpReceiverOptions {
   /**
    * Where Events API deliveries are recorded before their 200: a fresh query port to the database for each receiver
    * thread (it speaks { id, op: 'query', sql, params } → { id, ok, error? }), the insert to run on it (one JSON array
-   * parameter of { id, receivedBy, body, retryNum, retryReason }), and this process's replica id. Without it,
-   * deliveries are acknowledged unrecorded.
+   * parameter of { id, receivedBy, body, retryNum, retryReason }), and this process's replica id. With `dir`, each
+   * delivery is first flushed to a journal file there and acknowledged, then moved into the database
+   * (delivery-journal-file.mjs): for the embedded database, whose one connection a transaction of the main thread
+   * holds. Without a journal, deliveries are acknowledged unrecorded.
    */
-  journal?: { openPort(): MessagePort; sql: string; receivedBy: string; timeoutMs?: number };
+  journal?: { openPort(): MessagePort; sql: string; receivedBy: string; timeoutMs?: number; dir?: string };
   /** A recorded delivery has been processed by Bolt: the caller settles its record. */
   onDelivered?: (deliveryId: string) => void;
   /** Test-only: the process kills itself (SIGKILL) right after the first recorded delivery's 200. */
@@ -147,7 +149,13 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
           bodyLimitBytes: options.bodyLimitBytes ?? 4 * 1024 * 1024,
           ackTimeoutMs: options.ackTimeoutMs ?? 3_001,
           healthTimeoutMs: options.healthTimeoutMs ?? 10_000,
-          journal: journalPort && { port: journalPort, sql: options.journal!.sql, receivedBy: options.journal!.receivedBy, timeoutMs: options.journal!.timeoutMs ?? 2_000 },
+          journal: journalPort && {
+            port: journalPort,
+            sql: options.journal!.sql,
+            receivedBy: options.journal!.receivedBy,
+            timeoutMs: options.journal!.timeoutMs ?? 2_000,
+            dir: options.journal!.dir,
+          },
           killAfterAckForTests: options.killAfterAckForTests === true,
         },
         transferList: journalPort ? [journalPort] : [],

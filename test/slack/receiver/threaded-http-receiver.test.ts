@@ -3,11 +3,15 @@
  * its processEvent). The app itself, with Bolt and the real listeners behind this receiver, is exercised by every
  * test that uses the harness.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { App, ReceiverEvent } from '@slack/bolt';
 import { createThreadedHttpReceiver, type ThreadedHttpReceiverOptions } from '../../../src/slack/receiver/threaded-http-receiver';
 import { createLogger } from '../../../src/logging/logger';
+import { readLeftoverDeliveries } from '../../../src/slack/receiver/delivery-journal-file.mjs';
 import { mentionEvent, postInteraction, postSlackEvent, postSlashCommand, signSlackRequest, slackEventEnvelope } from '../../fakes/slack-signing';
 
 const SECRET = 'receiver-test-signing-secret';
@@ -183,7 +187,7 @@ describe('the threaded HTTP receiver', () => {
 
 describe('the threaded HTTP receiver with a delivery journal', () => {
   /** A stand-in for the database's query port: records each insert, answering only when `answer` says so. */
-  function journalPort(answer: (rows: unknown[]) => 'ok' | 'fail' | 'never') {
+  function journalPort(answer: (rows: unknown[]) => 'ok' | 'fail' | 'never' | Promise<'ok'>) {
     const inserts: Array<Array<{ id: string; receivedBy: string; body: { event_id: string } }>> = [];
     const ports: MessagePort[] = [];
     return {
@@ -196,10 +200,10 @@ describe('the threaded HTTP receiver with a delivery journal', () => {
         openPort() {
           const { port1, port2 } = new MessageChannel();
           ports.push(port1);
-          port1.on('message', ({ id, params }: { id: number; params: [string] }) => {
+          port1.on('message', async ({ id, params }: { id: number; params: [string] }) => {
             const rows = JSON.parse(params[0]) as (typeof inserts)[number];
             inserts.push(rows);
-            const verdict = answer(rows);
+            const verdict = await answer(rows);
             if (verdict === 'ok') port1.postMessage({ id, ok: true });
             else if (verdict === 'fail') port1.postMessage({ id, ok: false, error: { message: 'database is down' } });
           });
@@ -243,5 +247,71 @@ describe('the threaded HTTP receiver with a delivery journal', () => {
     } finally {
       port.close();
     }
+  });
+
+  describe('and a journal file (the embedded database)', () => {
+    const dirs: string[] = [];
+    afterEach(() => {
+      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    });
+    const dataDir = () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'threadwise-receiver-journal-'));
+      dirs.push(dir);
+      return dir;
+    };
+
+    it('answers 200 once the delivery is in the file, without waiting for the database, and moves it in before Bolt sees it', async () => {
+      const dir = path.join(dataDir(), 'deliveries');
+      let release: () => void = () => {};
+      const held = new Promise<'ok'>((resolve) => (release = () => resolve('ok')));
+      // The database answers only once the test says so.
+      const port = journalPort(() => held);
+      try {
+        const { url, received, stop } = await startReceiver(undefined, { journal: { ...port.journal, dir, timeoutMs: 5_000 } });
+        expect((await postSlackEvent(url, SECRET, mention, { eventId: 'Ev0ONDISK' })).status).toBe(200);
+        // Acknowledged with the database still silent: the delivery is on disk, and Bolt has not seen it.
+        expect(readLeftoverDeliveries(dir).deliveries).toEqual([expect.objectContaining({ receivedBy: 'replica-1', body: expect.objectContaining({ event_id: 'Ev0ONDISK' }) })]);
+        expect(received).toHaveLength(0);
+        release();
+        await expect.poll(() => received.length).toBe(1);
+        const { id } = readLeftoverDeliveries(dir).deliveries[0]!;
+        expect(received[0]!.customProperties).toEqual({ deliveryId: id });
+        // Everything in the file got into the database: a clean stop leaves no file behind.
+        await stop();
+        expect(readLeftoverDeliveries(dir)).toEqual({ deliveries: [], files: [] });
+      } finally {
+        port.close();
+      }
+    });
+
+    it('keeps in the file what the database refused, for the next start, and still hands it to Bolt', async () => {
+      const dir = path.join(dataDir(), 'deliveries');
+      const port = journalPort(() => 'fail');
+      try {
+        const { url, received, stop } = await startReceiver(undefined, { journal: { ...port.journal, dir } });
+        expect((await postSlackEvent(url, SECRET, mention, { eventId: 'Ev0KEPT' })).status).toBe(200);
+        await expect.poll(() => received.length).toBe(1);
+        expect(received[0]!.customProperties).toEqual({});
+        await stop();
+        expect(readLeftoverDeliveries(dir).deliveries.map((d) => d.body.event_id)).toEqual(['Ev0KEPT']);
+      } finally {
+        port.close();
+      }
+    });
+
+    it('records in the database before the 200 when the journal cannot be opened, with one line saying what to check', async () => {
+      const notADirectory = path.join(dataDir(), 'deliveries');
+      writeFileSync(notADirectory, 'a file where the journal folder should be');
+      const port = journalPort(() => 'ok');
+      try {
+        const { url, received, logs } = await startReceiver(undefined, { journal: { ...port.journal, dir: notADirectory } });
+        expect((await postSlackEvent(url, SECRET, mention, { eventId: 'Ev0FALLBACK' })).status).toBe(200);
+        expect(port.inserts.flat()).toEqual([expect.objectContaining({ body: expect.objectContaining({ event_id: 'Ev0FALLBACK' }) })]);
+        await expect.poll(() => received.length).toBe(1);
+        expect(logs.filter((line) => line.includes('could not open the delivery journal') && line.includes('DATA_DIR is writable'))).toHaveLength(1);
+      } finally {
+        port.close();
+      }
+    });
   });
 });
