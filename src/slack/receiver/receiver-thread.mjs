@@ -154,7 +154,22 @@ async function handle(req, res) {
 const journalFile = journal?.dir ? openJournalFile(journal.dir) : undefined;
 /** Acknowledged deliveries on their way into the database: the app gets them before the thread says it is closed. */
 const beingMoved = new Set();
-let lastJournalFileFailureLog = 0;
+/** One error line per outage, not one per delivery: `message` is logged at most every 10 s. */
+function outageLogger(message) {
+  let lastLoggedAt = 0;
+  return (error) => {
+    if (Date.now() - lastLoggedAt < 10_000) return;
+    lastLoggedAt = Date.now();
+    log('error', message, { error: error instanceof Error ? error.message : String(error) });
+  };
+}
+
+const logJournalFileFailure = outageLogger(
+  `could not write deliveries from Slack to ${journal?.dir}; recording them in the database before acknowledging instead (slower acks)`,
+);
+const logJournalFailure = outageLogger(
+  'could not record deliveries from Slack in the database; acknowledging them unrecorded (held in memory until it is back)',
+);
 
 function openJournalFile(dir) {
   try {
@@ -174,12 +189,7 @@ async function writeToJournalFile(delivery) {
     return await journalFile.write(delivery);
   } catch (error) {
     // Disk full or read-only: recorded in the database before the 200 instead, as without a journal file.
-    if (Date.now() - lastJournalFileFailureLog >= 10_000) {
-      lastJournalFileFailureLog = Date.now();
-      log('error', `could not write deliveries from Slack to ${journal.dir}; recording them in the database before acknowledging instead (slower acks)`, {
-        error: error instanceof Error ? error.message : String(error),
-      });
-    }
+    logJournalFileFailure(error);
     return undefined;
   }
 }
@@ -189,7 +199,6 @@ const unrecorded = [];
 let recording = false;
 const journalCalls = new Map();
 let nextJournalCall = 1;
-let lastJournalFailureLog = 0;
 
 journal?.port.on('message', ({ id, ok, error }) => {
   const call = journalCalls.get(id);
@@ -234,15 +243,6 @@ function journalQuery(sql, params) {
     }, journal.timeoutMs);
     journalCalls.set(id, { resolve, reject, timer });
     journal.port.postMessage({ id, op: 'query', sql, params });
-  });
-}
-
-/** One line per outage, not one per delivery. */
-function logJournalFailure(error) {
-  if (Date.now() - lastJournalFailureLog < 10_000) return;
-  lastJournalFailureLog = Date.now();
-  log('error', 'could not record deliveries from Slack in the database; acknowledging them unrecorded (held in memory until it is back)', {
-    error: error instanceof Error ? error.message : String(error),
   });
 }
 
