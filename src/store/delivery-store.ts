@@ -3,7 +3,7 @@
  * (`/ask`, the shortcuts, reaction triggers) recorded before they are posted, and the replicas' heartbeats that
  * tell a dead process's leftovers from a busy one's.
  */
-import { eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from './database';
 import { rowsOf } from './database';
 import { pendingQuestions, replicas, slackDeliveries } from './schema';
@@ -40,6 +40,15 @@ export async function forgetDeliveries(db: Database, ids: readonly string[]): Pr
 }
 
 /**
+ * The rule both takeovers share: a record received by another replica whose heartbeat (`r`, left-joined on
+ * `received_by`) is older than the lease, or that never had one.
+ */
+function receivedByAnotherDeadReplica(record: SQL, owner: string, leaseMs: number): SQL {
+  return sql`${record}.received_by <> ${owner}
+        and (r.id is null or r.heartbeat_at < now() - make_interval(secs => ${leaseMs / 1000}))`;
+}
+
+/**
  * Deliveries whose receiving process is gone (no heartbeat within `leaseMs`, or never registered), oldest first,
  * marked as being replayed by `owner` so that two replicas do not replay the same ones at once. A replay of one
  * that was in fact handled is harmless: the event-id dedupe answers it as a duplicate.
@@ -50,8 +59,7 @@ export async function takeOrphanedDeliveries(db: Database, owner: string, leaseM
     where id in (
       select d.id from slack_deliveries d
       left join replicas r on r.id = d.received_by
-      where d.received_by <> ${owner}
-        and (r.id is null or r.heartbeat_at < now() - make_interval(secs => ${leaseMs / 1000}))
+      where ${receivedByAnotherDeadReplica(sql`d`, owner, leaseMs)}
         and (d.replayed_at is null or d.replayed_at < now() - make_interval(secs => ${Math.max(60, (leaseMs * 2) / 1000)}))
       order by d.received_at
       limit ${limit}
@@ -132,8 +140,7 @@ export async function takeOrphanedQuestions(db: Database, owner: string, leaseMs
     where id in (
       select q.id from pending_questions q
       left join replicas r on r.id = q.received_by
-      where q.received_by <> ${owner}
-        and (r.id is null or r.heartbeat_at < now() - make_interval(secs => ${leaseMs / 1000}))
+      where ${receivedByAnotherDeadReplica(sql`q`, owner, leaseMs)}
         and (q.recovered_at is null or q.recovered_at < now() - interval '5 minutes')
       order by q.created_at
       limit 50
