@@ -7,10 +7,10 @@
 import { sql } from 'drizzle-orm';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { countReceipts, receiptsSettled, type ReceiptTable } from './support/recorded-receipts';
 import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, type Harness } from '../support/harness';
 import { globalShortcut, messageShortcut, newEventId, postSlackEvent, reactionAddedEvent, slackEventEnvelope, viewSubmission } from '../fakes/slack-signing';
 import { QUESTION_EVENT } from '../../src/conversation';
-import { rowsOf } from '../../src/store/database';
 import { notePostedQuestion, recordQuestion, type NewPendingQuestion } from '../../src/store/delivery-store';
 import { claimReactionTriggerQuestion } from '../../src/store/reaction-trigger-store';
 import { saveChannelSettings } from '../../src/store/channel-settings-store';
@@ -29,19 +29,8 @@ beforeEach(() => {
 });
 
 const DEAD = 'dead-replica';
-const count = async (table: 'slack_deliveries' | 'pending_questions') =>
-  Number(rowsOf<{ n: number | string }>(await h.database.db.execute(sql.raw(`select count(*) as n from ${table}`)))[0]!.n);
-
-/** Waits until every record of receipt is settled (not a fixed sleep). */
-async function settled(timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const left = { deliveries: await count('slack_deliveries'), questions: await count('pending_questions') };
-    if (left.deliveries === 0 && left.questions === 0) return;
-    if (Date.now() > deadline) throw new Error(`records left after ${timeoutMs} ms: ${JSON.stringify(left)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const count = (table: ReceiptTable) => countReceipts(h.database.db, table);
+const settled = () => receiptsSettled(h.database.db);
 
 /** The questions posted on someone's behalf ("<@U…> asked…: …"), optionally only those of one question. */
 const questionsIn = (channel: string, threadTs?: string, question = '') =>

@@ -3,14 +3,13 @@
  * died between the 200 and the run row) are picked up by the next start and answered once; what was handled leaves
  * no record behind. (The same, with a real process killed -9 at many points: acknowledged-questions.test.ts.)
  */
-import { sql } from 'drizzle-orm';
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { countReceipts, receiptsSettled, type ReceiptTable } from './support/recorded-receipts';
 import { ANA, CHANNEL, startHarness, type Harness } from '../support/harness';
 import { mentionEvent, slackEventEnvelope } from '../fakes/slack-signing';
 import { QUESTION_EVENT } from '../../src/conversation';
 import { pendingQuestions, slackDeliveries } from '../../src/store/schema';
-import { rowsOf } from '../../src/store/database';
 
 let h: Harness;
 beforeAll(async () => {
@@ -22,19 +21,8 @@ beforeEach(() => {
   h.model.reset();
 });
 
-const count = async (table: 'slack_deliveries' | 'pending_questions') =>
-  Number(rowsOf<{ n: number | string }>(await h.database.db.execute(sql.raw(`select count(*) as n from ${table}`)))[0]!.n);
-
-/** Waits until every record of receipt is settled (the intake and the settling gone idle), not a fixed sleep. */
-async function settled(timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const left = { deliveries: await count('slack_deliveries'), questions: await count('pending_questions') };
-    if (left.deliveries === 0 && left.questions === 0) return;
-    if (Date.now() > deadline) throw new Error(`records left after ${timeoutMs} ms: ${JSON.stringify(left)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const count = (table: ReceiptTable) => countReceipts(h.database.db, table);
+const settled = () => receiptsSettled(h.database.db);
 
 describe('recorded before the 200', () => {
   it('leaves no record once a mention is answered, nor for a delivery that needs no run', async () => {
