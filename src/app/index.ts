@@ -154,8 +154,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   if (config.slack.mode === 'http') {
     const openQueryPort = database.openQueryPort?.bind(database);
     // The embedded database's one connection is held by whichever transaction the main thread has open: a delivery
-    // recorded there waited for it before its 200. Flushed to a file in DATA_DIR instead, it waits for the disk.
-    const journalDir = openQueryPort && database.driver === 'pglite' && config.storage.dataDir ? path.resolve(config.storage.dataDir, 'deliveries') : undefined;
+    // recorded there waited for it before its 200. Flushed to a file in DATA_DIR instead, it waits for the disk. Only
+    // in the DATA_DIR the database itself lives in and holds locked: an in-memory database keeps nothing across a
+    // restart, and a journal outside that lock could be taken by another live process as a stopped one's leftovers.
+    const journalDir = openQueryPort && database.dataDir ? path.join(database.dataDir, 'deliveries') : undefined;
     if (journalDir) {
       try {
         const moved = await moveLeftoverJournal(database.db, journalDir);

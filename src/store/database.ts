@@ -18,6 +18,12 @@ export interface DatabaseHandle {
    * `{ id, ok, error? }` without the main thread: how deliveries are recorded before Slack gets its 200.
    */
   openQueryPort?(): MessagePort;
+  /**
+   * The embedded database's DATA_DIR, locked by this process while the handle is open. Files written beside the
+   * database (the receiver's journal of deliveries) belong there and nowhere else: no other live process can read
+   * them as a stopped one's leftovers. Undefined for PostgreSQL and for an in-memory database.
+   */
+  dataDir?: string;
   close(): Promise<void>;
 }
 

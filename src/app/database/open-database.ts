@@ -30,10 +30,11 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   let dir: string | undefined;
   let unlock = () => {};
-  if (dataDir) {
-    dir = path.resolve(dataDir, 'pglite');
+  const lockedDataDir = dataDir ? path.resolve(dataDir) : undefined;
+  if (lockedDataDir) {
+    dir = path.join(lockedDataDir, 'pglite');
     await mkdir(dir, { recursive: true });
-    unlock = lockDataDir(path.resolve(dataDir));
+    unlock = lockDataDir(lockedDataDir);
   }
   let thread: Awaited<ReturnType<typeof startPgliteThread>>;
   try {
@@ -57,6 +58,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
       await db.execute(sql`select 1`);
     },
     openQueryPort: () => thread.openPort(),
+    ...(lockedDataDir ? { dataDir: lockedDataDir } : {}),
     close: async () => {
       await thread.close();
       unlock();
