@@ -7,7 +7,7 @@ import { formatDurationMs, formatUtc, type Fragment } from '../layout';
 export interface HealthSnapshot {
   database: { ok: boolean; latencyMs?: number; error?: string };
   mcp?: Array<{ name: string; state: string; tools: number; lastError?: string }>;
-  extraction?: { workers: number; maxWorkers: number; queued: number; completed: number };
+  extraction?: { workers: number; maxWorkers: number; queued: number; completed: number; retired: number };
   /** Messages acknowledged to Slack and not yet written to the database. */
   intakeWaiting: number;
   /** Runs this process is answering now. */
@@ -27,7 +27,7 @@ ${snapshot.mcp.map((server) => html`<tr><td>${server.name}</td><td>${state(serve
 </tbody></table>`
 }
 <h2>Extraction pool</h2>
-${snapshot.extraction ? html`<p>${snapshot.extraction.workers} of ${snapshot.extraction.maxWorkers} worker threads running, ${formatCount(snapshot.extraction.queued)} files waiting, ${formatCount(snapshot.extraction.completed)} read since start.</p>` : html`<p>Not reported.</p>`}
+${snapshot.extraction ? html`<p>${snapshot.extraction.workers} of ${snapshot.extraction.maxWorkers} worker threads running, ${formatCount(snapshot.extraction.queued)} files waiting, ${formatCount(snapshot.extraction.completed)} read since start${snapshot.extraction.retired ? html`, ${formatCount(snapshot.extraction.retired)} ${snapshot.extraction.retired === 1 ? 'worker' : 'workers'} replaced after a large file` : ''}.</p>` : html`<p>Not reported.</p>`}
 <h2>Queue</h2>
 <dl class="facts">
 <dt>Acknowledged, not yet recorded (this process)</dt><dd>${snapshot.intakeWaiting}</dd>

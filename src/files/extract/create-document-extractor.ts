@@ -13,7 +13,7 @@ import { ocrOff, type OcrSettings } from './ocr';
 import { checkOcrLanguages } from './ocr-languages';
 import { emptyFileError, outOfMemoryError, timeoutError, unsupportedError } from './read-errors';
 import { createSlots } from './slots';
-import { defaultLimits, type ExtractLimits, type ExtractTask, type TaskOutcome } from './task';
+import { defaultLimits, type ExtractLimits, type ExtractTask, type TaskOutcome, type WorkerSettings } from './task';
 
 export interface ExtractInput {
   /**
@@ -60,6 +60,8 @@ export interface ExtractorStats {
   queued: number;
   /** Files read since start. */
   completed: number;
+  /** Workers replaced because their heap outgrew retireAboveHeapMb. */
+  retired: number;
 }
 
 export interface ExtractorOptions extends Partial<ExtractLimits> {
@@ -72,6 +74,11 @@ export interface ExtractorOptions extends Partial<ExtractLimits> {
   /** Idle workers exit after this, so the memory pdf.js held goes back to the system. Default 10 s. */
   idleTimeoutMs?: number;
   /**
+   * A busy worker never idles out: one whose heap has grown past this by the end of a file is replaced before the
+   * next file (a new thread costs a few hundred ms of CPU; a worker that read a large PDF held 150–220 MB). Default 128.
+   */
+  retireAboveHeapMb?: number;
+  /**
    * OCR for scans and images of text (OCR_LANGUAGES, OCR_MAX_PAGES). Languages without an installed data package
    * are left out (the start-up check says so). Default: off.
    */
@@ -83,7 +90,7 @@ export interface ExtractorOptions extends Partial<ExtractLimits> {
 const workerEntry = new URL('./worker-entry.mjs', import.meta.url).href;
 
 export function createDocumentExtractor(options: ExtractorOptions = {}): DocumentExtractor {
-  const { maxThreads = defaultExtractionThreads(), timeoutMs = 60_000, maxMemoryMb = 512, idleTimeoutMs = 10_000 } = options;
+  const { maxThreads = defaultExtractionThreads(), timeoutMs = 60_000, maxMemoryMb = 512, idleTimeoutMs = 10_000, retireAboveHeapMb = 128 } = options;
   const limits: ExtractLimits = { ...defaultLimits, ...pickLimits(options) };
   const ocr = usableOcr(options.ocr);
   // One OCR engine at a time across the pool (see OcrSettings.gate).
@@ -104,12 +111,22 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     // The entry registers tsx itself; inheriting the parent's flags would load tsx twice (npm start) or carry
     // test-runner flags into the worker (vitest).
     execArgv: [],
+    workerData: { retireAboveHeapMb } satisfies WorkerSettings,
   });
   // Piscina emits 'error' for a worker that dies with no task on it; unheard, that event would end the process.
   pool.on('error', () => {});
   // Our own queue, so a file's timeout starts when a worker is free for it rather than when it was submitted.
   const slots = createSlots(maxThreads);
   let closed = false;
+  let retired = 0;
+
+  /** Ends a worker that asked to be replaced; piscina starts a new one for the next file. */
+  async function retireWorker(threadId: number): Promise<void> {
+    const worker = pool.threads.find((thread) => thread.threadId === threadId);
+    if (!worker) return;
+    retired += 1;
+    await worker.terminate().catch(() => {});
+  }
 
   async function extract({ bytes, name, mimeType, signal }: ExtractInput): Promise<ExtractedDocument> {
     const kind = detectDocumentKind(bytes, name, mimeType);
@@ -148,6 +165,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
         },
       );
     } catch (error) {
+      release();
       // A worker stopped while its engine ran (timeout, abort, crash) never released the gate: free it here.
       if (Atomics.compareExchange(ocrGate, 0, taskId, 0) === taskId) Atomics.notify(ocrGate, 0);
       if (signal?.aborted) throw signal.reason;
@@ -160,8 +178,10 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
       });
     } finally {
       clearTimeout(timer);
-      release();
     }
+    // Before the slot is released: no other file can have been handed to this worker yet.
+    if (outcome.retire !== undefined) await retireWorker(outcome.retire);
+    release();
     if (outcome.ok) return outcome;
     if ('broken' in outcome) throw new Error(`The extraction worker could not read ${name}: ${outcome.broken}`);
     const cause = outcome.detail === undefined ? undefined : new Error(outcome.detail);
@@ -172,7 +192,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     extract,
     readPdfPicture,
     readsImages: ocr.maxPages > 0,
-    stats: () => ({ workers: pool.threads.length, maxWorkers: maxThreads, queued: slots.waiting() + pool.queueSize, completed: pool.completed }),
+    stats: () => ({ workers: pool.threads.length, maxWorkers: maxThreads, queued: slots.waiting() + pool.queueSize, completed: pool.completed, retired }),
     async close() {
       closed = true;
       slots.close(new Error('The document extractor was closed while this file waited for a worker.'));

@@ -35,9 +35,22 @@ export interface ExtractTask {
   picture?: string;
 }
 
-export type TaskOutcome =
+export type TaskOutcome = (
   | { ok: true; document: ExtractedDocument }
   | { ok: true; picture: Uint8Array }
   | { ok: false; code: FileErrorCode; message: string; detail?: string }
   /** Our side failed, not the file (the worker's modules did not load): an internal error, not a FileReadError. */
-  | { ok: false; broken: string };
+  | { ok: false; broken: string }
+) & {
+  /** Set when the worker's heap outgrew WorkerSettings.retireAboveHeapMb: its thread id, to be replaced. */
+  retire?: number;
+};
+
+/** What each worker thread is started with (piscina's workerData). */
+export interface WorkerSettings {
+  /**
+   * A worker whose committed heap is above this after a task asks to be replaced. V8 gives back little of what a
+   * large file made it grow to, and a worker kept busy never idles out: a fresh thread starts small again.
+   */
+  retireAboveHeapMb: number;
+}

@@ -5,6 +5,8 @@
  * tsx switches on slowed parsing too. So run-task.ts must import every TypeScript module it will ever need
  * statically; the parsing libraries load natively afterwards.
  */
+import { getHeapStatistics } from 'node:v8';
+import { threadId, workerData } from 'node:worker_threads';
 import { register } from 'tsx/esm/api';
 import { lowerThreadPriority } from '../../runtime/thread-priority.mjs';
 
@@ -17,6 +19,9 @@ const unregister = register();
 const loading = import('./run-task.ts').finally(() => unregister());
 loading.catch(() => {});
 
+/** WorkerSettings (task.ts). */
+const retireAboveBytes = (workerData?.retireAboveHeapMb ?? Infinity) * 1024 * 1024;
+
 export default async function runInWorker(task) {
   let runTask;
   try {
@@ -24,6 +29,8 @@ export default async function runInWorker(task) {
   } catch (error) {
     return { ok: false, broken: `its modules failed to load (${error?.message ?? error})` };
   }
-  return runTask(task);
+  const outcome = await runTask(task);
+  // The thread cannot end itself safely (piscina may hand it the next file meanwhile): the extractor ends it.
+  return getHeapStatistics().total_physical_size > retireAboveBytes ? { ...outcome, retire: threadId } : outcome;
 }
 

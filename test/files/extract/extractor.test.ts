@@ -72,6 +72,32 @@ describe('the extractor', () => {
   });
 });
 
+describe('workers whose heap has grown', () => {
+  it('are replaced between files, and every file is still read', async () => {
+    // Any worker's heap is above 1 MB: each file is read on a new thread.
+    const recycling = createDocumentExtractor({ maxThreads: 1, retireAboveHeapMb: 1 });
+    try {
+      const names = ['a.md', 'b.md', 'c.md'];
+      const documents = await Promise.all(names.map((name) => recycling.extract({ bytes: text(`# ${name}\n`), name })));
+      expect(documents.map((d) => d.text)).toEqual(['# a.md\n', '# b.md\n', '# c.md\n']);
+      expect(recycling.stats()).toMatchObject({ retired: 3, completed: 3 });
+    } finally {
+      await recycling.close();
+    }
+  });
+
+  it('are kept while their heap stays small', async () => {
+    const keeping = createDocumentExtractor({ maxThreads: 1 });
+    try {
+      await keeping.extract({ bytes: text('one'), name: 'one.txt' });
+      await keeping.extract({ bytes: text('two'), name: 'two.txt' });
+      expect(keeping.stats()).toMatchObject({ retired: 0, workers: 1 });
+    } finally {
+      await keeping.close();
+    }
+  });
+});
+
 describe.skipIf(!corpusPresent)('the extractor on heavy corpus files', () => {
   it('parses PDFs off the main thread: pdf.js is never loaded here', async () => {
     const extractor = createDocumentExtractor();
