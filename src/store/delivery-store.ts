@@ -18,10 +18,19 @@ select d->>'id', d->>'receivedBy', d->'body', (d->>'retryNum')::integer, d->>'re
 from jsonb_array_elements($1::text::jsonb) as d
 on conflict (id) do nothing`;
 
+/** One element of RECORD_DELIVERIES_SQL's array: a delivery as the receiver records it (and journals it first). */
+export interface DeliveryRow {
+  id: string;
+  receivedBy: string;
+  body: Record<string, unknown>;
+  retryNum?: number;
+  retryReason?: string;
+}
+
 const [beforeRows, afterRows] = RECORD_DELIVERIES_SQL.split('$1') as [string, string];
 
 /** The receiver's insert from the main thread: deliveries a stopped process left in its journal file. */
-export async function recordDeliveries(db: Database, rows: ReadonlyArray<{ id: string; receivedBy: string; body: Record<string, unknown>; retryNum?: number; retryReason?: string }>): Promise<void> {
+export async function recordDeliveries(db: Database, rows: readonly DeliveryRow[]): Promise<void> {
   if (rows.length === 0) return;
   await db.execute(sql`${sql.raw(beforeRows)}${JSON.stringify(rows)}${sql.raw(afterRows)}`);
 }

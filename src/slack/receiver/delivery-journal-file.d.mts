@@ -1,11 +1,7 @@
-/** A delivery as the journal holds it: the row slack_deliveries will hold (RECORD_DELIVERIES_SQL's elements). */
-export interface JournalledDelivery {
-  id: string;
-  receivedBy: string;
-  body: Record<string, unknown>;
-  retryNum?: number;
-  retryReason?: string;
-}
+import type { DeliveryRow } from '../../store/delivery-store';
+
+/** A delivery as the journal holds it: the row slack_deliveries will hold. */
+export type JournalledDelivery = DeliveryRow;
 
 export interface JournalSegment {
   readonly file: string;
