@@ -6,15 +6,16 @@
  */
 const tiers = [
   ['app'], // composition root: builds the clients and wires the parts together
-  ['slack', 'terminal', 'console'], // edges: Slack in and out; the terminal (and the evals' threads) in Slack's place; the operator console
+  ['slack', 'terminal', 'console'], // edges: Slack in and out (and Slack's file downloads); the terminal (and the evals' threads) in Slack's place; the operator console
   ['runs'], // one run: read → prepare → agent → deliver
-  ['conversation'],
-  ['files'],
-  ['context'],
-  ['agent'],
-  ['tools'],
+  ['conversation', 'context'], // pure: Slack messages → turns; turns + files + skills → the model's request
+  ['agent'], // the function-calling loop
+  ['tools'], // what the model can call: one file per tool, each leading down to its implementation
+  ['files'], // the thread's files: ids, sources, access, cache, preloads, images
+  ['search'], // a query → the best passages of a document
+  ['documents'], // bytes → an extracted document: formats, OCR, the worker pool
   ['skills', 'store', 'config', 'mcp'], // underneath everything
-  ['logging', 'runtime'],
+  ['text', 'logging', 'runtime'], // tokens and languages; the log; threads' priorities
   ['core'], // shared vocabulary: types, errors, tiny pure helpers
 ];
 /** The processes' entry points: composition roots, imported by nothing. */

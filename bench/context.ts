@@ -84,11 +84,11 @@ async function measureCorpus(): Promise<BenchFigure[]> {
 
 /** Every file's full text, as the extractor reads it (the same reader the bot uses), counted with the same tokenizer. */
 async function countNaiveTokens(files: ThreadFile[], paths: Map<string, string>): Promise<{ tokens: number | null; note?: string }> {
-  let extractorModule: typeof import('../src/files/extract');
+  let extractorModule: typeof import('../src/documents');
   try {
-    extractorModule = await import('../src/files/extract');
+    extractorModule = await import('../src/documents');
   } catch (error) {
-    return { tokens: null, note: `src/files/extract not loadable: ${error instanceof Error ? error.message : String(error)}` };
+    return { tokens: null, note: `src/documents not loadable: ${error instanceof Error ? error.message : String(error)}` };
   }
   const extractor = extractorModule.createDocumentExtractor({ maxThreads: 2 });
   let tokens = 0;

@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createDocumentExtractor } from '../src/files/extract';
+import { createDocumentExtractor } from '../src/documents';
 import { corpusDir, hasCorpus } from '../test/support/corpus';
 import { pdftotext } from './extract-anchors';
 import { probeWhile } from './extract-probes';

@@ -9,7 +9,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createDocumentExtractor, type DocumentExtractor } from '../src/files/extract';
+import { createDocumentExtractor, type DocumentExtractor } from '../src/documents';
 import { pandoc, pdftotext, type Anchor } from './extract-anchors';
 import { probeWhile } from './extract-probes';
 import { bestOf, timeInProcess, type Timing } from './extract-timing';

@@ -43,7 +43,7 @@ import { loadConfig } from '../src/config';
 import { startThreadwise } from '../src/app/index';
 import { lowerHelperThreadsPriority, lowerThreadPriority } from '../src/runtime/thread-priority.mjs';
 import { createLogger } from '../src/logging/logger';
-import { createDocumentExtractor } from '../src/files/extract';
+import { createDocumentExtractor } from '../src/documents';
 import { startFakeSlack, type FakeSlack } from '../test/fakes/fake-slack';
 import { startFakeOpenAI } from '../test/fakes/fake-openai';
 import { mentionEvent, signSlackRequest, slackEventEnvelope } from '../test/fakes/slack-signing';

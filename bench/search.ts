@@ -15,8 +15,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { saveDocument } from '../src/files/file-store';
-import { createHashingEmbedder, createSearcher, indexDocument, type Embedder, type Searcher } from '../src/files/search';
+import { saveDocument } from '../src/documents/document-store';
+import { createHashingEmbedder, createSearcher, indexDocument, type Embedder, type Searcher } from '../src/search';
 import type { ExtractedDocument, ThreadFile } from '../src/core/thread-file';
 import { openDatabase } from '../src/app/database/open-database';
 import type { DatabaseHandle } from '../src/store/database';
@@ -30,7 +30,7 @@ import {
   retrievalFiles,
   type ParaphrasedQuestion,
   type RetrievalQuestion,
-} from '../test/files/search/support/retrieval-set';
+} from '../test/search/support/retrieval-set';
 import type { BenchFigure, BenchSuite } from './figures';
 
 const LATENCY_FILE = 'GeoTopo-komprimiert.pdf';

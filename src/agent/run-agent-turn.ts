@@ -6,7 +6,8 @@ import { executeToolCalls } from './execute-tool-calls';
 import type { RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
 import type { ToolRegistry } from '../tools/registry';
-import type { SkillReader, SubAgentRunner, ThreadFileAccess, ToolContext } from '../tools/tool';
+import type { SkillReader, SubAgentRunner, ToolContext } from '../tools/tool';
+import type { ThreadFileAccess } from '../files/thread-file-access';
 
 export interface AgentTurnInput {
   model: ChatModel;

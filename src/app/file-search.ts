@@ -3,7 +3,7 @@
  * (through the one OpenAI binding). Every document is indexed once, when it is first extracted.
  */
 import type { Config } from '../config';
-import { createSearcher, indexDocument } from '../files/search';
+import { createSearcher, indexDocument } from '../search';
 import type { ExtractedDocument } from '../core/thread-file';
 import type { Database } from '../store/database';
 import { createOpenAIEmbedder } from './openai';

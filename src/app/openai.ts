@@ -8,7 +8,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ToolCall } from '../core/chat';
-import type { Embedder } from '../files/search/embedder';
+import type { Embedder } from '../search/embedder';
 
 export interface OpenAIChatModelOptions {
   apiKey: string;

@@ -2,7 +2,7 @@
 import type { Config } from '../config';
 import type { Logger } from '../logging/logger';
 import type { DatabaseHandle } from '../store/database';
-import type { DocumentExtractor } from '../files/extract';
+import type { DocumentExtractor } from '../documents';
 import { startConsole, type HealthSnapshot, type RunningConsole } from '../console/create-console';
 import { raceWithSignal } from '../core/abort';
 

@@ -24,7 +24,7 @@ import { selectHistoryWindow } from './history-window';
 import { renderCurrentTurn } from './current-turn';
 import { countMessageTokens, MESSAGE_OVERHEAD_TOKENS, REPLY_PRIMING_TOKENS } from './message-tokens';
 import { countImagePartTokens } from './image-tokens';
-import { countTokens } from './tokenizer';
+import { countTokens } from '../text/tokenizer';
 
 const DEFAULT_PRELOAD_TOKENS = 2_000;
 

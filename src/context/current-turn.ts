@@ -11,7 +11,7 @@ import { MESSAGE_OVERHEAD_TOKENS } from './message-tokens';
 import { countImagePartTokens } from './image-tokens';
 import { takeTokens } from './token-prefix';
 import { formatCount } from '../core/format';
-import { countTokens } from './tokenizer';
+import { countTokens } from '../text/tokenizer';
 
 export interface CurrentTurnMessage {
   message: ChatMessage;

@@ -3,7 +3,7 @@
  * get it: "[cut: 48,000 more characters — use peek_file(F1, 12000, 24000) for the rest]". The model then pages on
  * purpose instead of guessing what it missed.
  */
-import { countTokens, isWithinTokens } from './tokenizer';
+import { countTokens, isWithinTokens } from '../text/tokenizer';
 import { takeTokens } from './token-prefix';
 import { formatCount } from '../core/format';
 

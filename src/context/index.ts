@@ -4,7 +4,7 @@
  * run's messages, telling the model its budget).
  */
 export { buildModelMessages } from './build-messages';
-export { countTokens } from './tokenizer';
+export { countTokens } from '../text/tokenizer';
 export { countRequestTokens } from './message-tokens';
 export { fitToolResult, peekFileHint, type ContinuationHint, type CutPosition } from './fit-tool-result';
 export { trimRunMessages, type TrimOptions, type TrimResult } from './trim-run-messages';

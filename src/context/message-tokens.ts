@@ -5,7 +5,7 @@
  */
 import type { ChatMessage, ContentPart } from '../core/chat';
 import { countImagePartTokens } from './image-tokens';
-import { countTokens } from './tokenizer';
+import { countTokens } from '../text/tokenizer';
 
 export const MESSAGE_OVERHEAD_TOKENS = 3;
 export const REPLY_PRIMING_TOKENS = 3;

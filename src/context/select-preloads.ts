@@ -6,7 +6,7 @@
  * The files block then says exactly what was preloaded ("yes, whole", "first 3,100 chars" or "no").
  */
 import type { ThreadFile } from '../core/thread-file';
-import { countTokens } from './tokenizer';
+import { countTokens } from '../text/tokenizer';
 import { takeTokens } from './token-prefix';
 
 // Framing of one <file_data> element, and the smallest slice worth showing at all.

@@ -2,7 +2,7 @@
  * The longest prefix of a text that fits in a number of tokens, found with one encode of a bounded slice and one
  * decode — not by counting the whole text, which for a 1 MB tool result would cost more than the request itself.
  */
-import { decodeTokens, encodeText } from './tokenizer';
+import { decodeTokens, encodeText } from '../text/tokenizer';
 
 // The same preload is cut to the same size on every rebuild of a thread: remember the last few hundred cuts of
 // preload-sized texts (a 1 MB tool result is cut once and must not be held here).

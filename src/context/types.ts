@@ -6,21 +6,10 @@
 import type { ChatMessage } from '../core/chat';
 import type { ThreadConversation } from '../core/conversation';
 import type { ThreadFile } from '../core/thread-file';
+import type { CurrentImage, ImageDetail } from '../core/current-image';
+
+export type { CurrentImage, ImageDetail };
 import type { SkillSummary } from '../skills/types';
-
-export type ImageDetail = 'low' | 'high' | 'auto';
-
-/** An image attached to the current turn, already downloaded and within the byte cap. */
-export interface CurrentImage {
-  fileId: string;
-  name: string;
-  /** data: URL; the model cannot fetch Slack URLs itself. */
-  dataUrl: string;
-  /** Pixel size when known; otherwise read from the data URL's header, else the worst case is counted. */
-  width?: number;
-  height?: number;
-  detail: ImageDetail;
-}
 
 export interface ContextBudget {
   /** The model's context window in tokens (configurable: CONTEXT_WINDOW, else a per-model default). */

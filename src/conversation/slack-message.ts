@@ -1,4 +1,4 @@
-import type { SlackFileObject } from '../files/slack-file';
+import type { SlackFileObject } from '../core/slack-file';
 
 /** The parts of a Slack message object (conversations.replies) that threadwise reads. */
 export interface SlackMessage {

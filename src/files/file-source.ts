@@ -8,11 +8,17 @@
  * Slack bot never reads a local path and the terminal never sends a token anywhere.
  */
 import type { ThreadFile } from '../core/thread-file';
-import type { ShownImage } from './read-image';
-import type { SlackFileObject } from './slack-file';
+import type { SlackFileObject } from '../core/slack-file';
 
 /** The file objects of the thread's messages, by source key. */
 export type FileObjects = ReadonlyMap<string, SlackFileObject>;
+
+/** An image for the model, as a data: URL (the model cannot fetch Slack URLs, which need the bot token). */
+export interface ShownImage {
+  dataUrl: string;
+  width?: number;
+  height?: number;
+}
 
 export interface FileBytes {
   bytes: Buffer;

@@ -1,35 +1,14 @@
 /**
- * The file cache in the database. Two steps, so each costs nothing the second time:
- *   Slack file id → content hash (slack_file_contents): a second question about a file needs no download;
- *   content hash → extracted document or lasting error (documents): the same bytes are parsed once, whoever
- *   shares them and in whichever thread.
- * Content hashes are sha256 hex. A file Slack says is gone or external has no bytes: it points at a sentinel
- * document "unavailable:<code>" that holds only the error, so the files list can show it after a restart.
+ * The thread files' side of the cache: Slack file id → content hash (slack_file_contents), so a second question
+ * about a file needs no download; the documents themselves are in documents/document-store.ts. A file Slack says is
+ * gone or external has no bytes: it points at a sentinel document that holds only the error, so the files list can
+ * show it after a restart.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../store/database';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
-import type { ExtractedDocument, FileErrorCode, OutlineEntry, TextSegment, ThreadFile } from '../core/thread-file';
-
-export type CachedRead =
-  | { ok: true; contentHash: string; document: ExtractedDocument }
-  | { ok: false; contentHash: string; code: FileErrorCode; message: string };
-
-/**
- * Errors that belong to the bytes and would come back on every try. Timeouts, memory pressure and access are
- * about the moment, not the file, so they are never cached.
- */
-const LASTING_ERRORS: ReadonlySet<FileErrorCode> = new Set([
-  'encrypted', 'no_text_layer', 'corrupt', 'empty', 'too_large', 'unsupported', 'deleted', 'external',
-]);
-
-export function isLastingError(code: FileErrorCode): boolean {
-  return LASTING_ERRORS.has(code);
-}
-
-export function unavailableContentHash(code: FileErrorCode): string {
-  return `unavailable:${code}`;
-}
+import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
+import { findDocument, saveDocument, unavailableContentHash, type CachedRead } from '../documents/document-store';
 
 /** The cached result for a Slack file, or undefined when it has never been read. */
 export async function findCachedRead(db: Database, slackFileId: string): Promise<CachedRead | undefined> {
@@ -38,44 +17,6 @@ export async function findCachedRead(db: Database, slackFileId: string): Promise
     .from(slackFileContents)
     .where(eq(slackFileContents.slackFileId, slackFileId));
   return link ? findDocument(db, link.contentHash) : undefined;
-}
-
-export async function findDocument(db: Database, contentHash: string): Promise<CachedRead | undefined> {
-  const [row] = await db.select().from(documents).where(eq(documents.contentHash, contentHash));
-  if (!row) return undefined;
-  if (row.errorCode) {
-    return { ok: false, contentHash, code: row.errorCode as FileErrorCode, message: row.errorMessage ?? '' };
-  }
-  const document: ExtractedDocument = {
-    text: row.text ?? '',
-    outline: row.outline as OutlineEntry[],
-    segments: row.segments as TextSegment[],
-    notes: row.notes,
-  };
-  if (row.pageCount !== null) document.pageCount = row.pageCount;
-  if (row.entries) document.entries = row.entries;
-  return { ok: true, contentHash, document };
-}
-
-/** First writer wins: the same bytes give the same result, so a concurrent second write has nothing to add. */
-export async function saveDocument(
-  db: Database,
-  contentHash: string,
-  result: { document: ExtractedDocument } | { code: FileErrorCode; message: string },
-): Promise<void> {
-  const values =
-    'document' in result
-      ? {
-          contentHash,
-          text: result.document.text,
-          pageCount: result.document.pageCount ?? null,
-          outline: result.document.outline,
-          segments: result.document.segments,
-          notes: result.document.notes,
-          entries: result.document.entries ?? null,
-        }
-      : { contentHash, errorCode: result.code, errorMessage: result.message };
-  await db.insert(documents).values(values).onConflictDoNothing();
 }
 
 export async function linkSlackFile(db: Database, slackFileId: string, contentHash: string, sizeBytes: number): Promise<void> {

@@ -5,7 +5,7 @@
  * smaller preview is made.
  */
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import { drawOnWhite } from './draw-on-white';
+import { drawOnWhite } from '../documents/draw-on-white';
 
 /** Longest side in pixels, largest first. */
 const PREVIEW_SIDES = [1024, 800, 480, 360] as const;

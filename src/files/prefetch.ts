@@ -4,7 +4,7 @@
  * cached error (or a fresh try) answers when someone does ask.
  */
 import type { Logger } from '../logging/logger';
-import type { ThreadFileAccess } from '../tools/tool';
+import type { ThreadFileAccess } from './thread-file-access';
 import { isImageFile } from '../core/file-kinds';
 import { isContainedFile } from './contained-file-key';
 import { mapConcurrently } from '../core/map-concurrently';

@@ -7,7 +7,7 @@
 import { isExtractableDocument, isImageFile, isTextLikeFile } from '../core/file-kinds';
 import { mapConcurrently } from '../core/map-concurrently';
 import type { FileAccess } from './thread-file-access';
-import { compareSlackTs } from './slack-ts';
+import { compareSlackTs } from '../core/slack-ts';
 import { isContainedFile } from './contained-file-key';
 import type { ThreadFile } from '../core/thread-file';
 

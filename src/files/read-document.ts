@@ -11,10 +11,11 @@ import type { Database } from '../store/database';
 import { displayFileName } from '../core/thread-file';
 import { describeFileError } from './describe-file-error';
 import type { FileSource } from './file-source';
-import { findCachedRead, findDocument, isLastingError, linkSlackFile, saveDocument, type CachedRead } from './file-store';
+import { findCachedRead, linkSlackFile } from './file-store';
+import { findDocument, isLastingError, saveDocument, type CachedRead } from '../documents/document-store';
 import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
-/** The part of the extractor (files/extract) this module uses; tests pass a counting fake or the real one. */
+/** The part of the extractor (documents) this module uses; tests pass a counting fake or the real one. */
 export interface DocumentExtractorLike {
   extract(input: { bytes: Uint8Array; name: string; mimeType?: string; signal?: AbortSignal }): Promise<ExtractedDocument>;
   /** Whether it reads images (OCR); when not, an image has no text and is never sent to it. */

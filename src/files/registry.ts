@@ -11,12 +11,12 @@ import type { Database } from '../store/database';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
 import { describeFileError } from './describe-file-error';
 import { markSlackFileUnavailable } from './file-store';
-import { compareSlackTs } from './slack-ts';
+import { compareSlackTs } from '../core/slack-ts';
 import { toThreadFile } from './thread-file-row';
-import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from './slack-file';
+import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from '../core/slack-file';
 import { documentLanguage, isScannedDocument, type ContainedFile, type ExtractedDocument, type FileErrorCode, type ThreadFile } from '../core/thread-file';
 import { containedFileKey } from './contained-file-key';
-import { fileTypeOfPath } from './extract/containers';
+import { fileTypeOfPath } from '../documents/containers';
 import { isImageFile } from '../core/file-kinds';
 
 export interface MessageFiles {

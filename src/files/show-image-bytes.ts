@@ -6,7 +6,7 @@ import { formatBytes } from '../core/format';
 import { displayFileName, FileReadError, type ThreadFile } from '../core/thread-file';
 import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from './image-format';
 import { makeImagePreview } from './image-preview';
-import type { ShownImage } from './read-image';
+import type { ShownImage } from './file-source';
 
 export async function showImageBytes(file: Pick<ThreadFile, 'name'>, bytes: Buffer, maxImageBytes: number): Promise<ShownImage> {
   const format = detectImageFormat(bytes);

@@ -3,19 +3,38 @@
  * looked up in this thread's list only, so an id from another thread (or a made-up one) is refused with the ids
  * that do exist, and no other thread's content can be reached through it.
  */
-import type { Searcher } from './search/create-searcher';
-import type { SearchHit, ThreadFileAccess } from '../tools/tool';
+import type { Searcher } from '../search/create-searcher';
+import type { SearchHit, SearchOptions } from '../search/search-hit';
 import { isImageFile } from '../core/file-kinds';
-import { findCachedRead, isLastingError } from './file-store';
+import { findCachedRead } from './file-store';
+import { isLastingError } from '../documents/document-store';
 import { mapConcurrently } from '../core/map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
-import type { ShownImage } from './read-image';
+import type { ShownImage } from './file-source';
 import { registerContainedFiles, registerVirtualFile } from './registry';
 import { isContainedFile } from './contained-file-key';
 import { withContainedFiles } from './contained-file-source';
 import { displayFileName, documentLanguage, FileReadError, isScannedDocument, UnknownFileError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
-/** Full-text search over files already extracted (files/search); keys of contentHashes are file ids. */
+/** What the tools may do with the thread's files. Implemented by files/ for one thread; ids are thread-scoped. */
+export interface ThreadFileAccess {
+  list(): ThreadFile[];
+  /** Throws UnknownFileError (listing the ids that exist) for an id not in this thread. */
+  get(id: string): ThreadFile;
+  /** The file's text (extracting on first use, cached after). Throws FileReadError. */
+  readText(id: string, signal?: AbortSignal): Promise<ExtractedDocument>;
+  /** Extract into a virtual file (id "F1.txt"), registered in the thread. */
+  extract(id: string, signal?: AbortSignal): Promise<{ file: ThreadFile; document: ExtractedDocument }>;
+  /** An image file as a data: URL within the byte cap. Throws FileReadError. */
+  readImage(id: string, signal?: AbortSignal): Promise<{ dataUrl: string; width?: number; height?: number }>;
+  /**
+   * Best passages for a query; id "*" searches every file of the thread. `query` is one phrasing, or several
+   * searched at once and fused (the person's words and the document's).
+   */
+  search(id: string, query: string | string[], limit: number, options?: SearchOptions): Promise<SearchHit[]>;
+}
+
+/** Full-text search over files already extracted (search); keys of contentHashes are file ids. */
 export type { Searcher };
 
 export interface ThreadFileAccessOptions extends DocumentReaderOptions {

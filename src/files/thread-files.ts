@@ -6,19 +6,17 @@
  */
 import type { ChatModel } from '../core/chat';
 import { isImageFile } from '../core/file-kinds';
-import type { RunStepRecord } from '../core/run-step';
 import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
-import type { CurrentImage } from '../context';
+import type { CurrentImage } from '../core/current-image';
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
-import { createFileSubAgent } from './file-sub-agent';
 import { describeImage, findImageDescriptions } from './image-descriptions';
 import { awaitFreshExtractions, computePreloads } from './preload';
 import { prefetchThreadFiles } from './prefetch';
 import type { DocumentExtractorLike } from './read-document';
 import { registerThreadFiles } from './registry';
-import type { Searcher } from './search/create-searcher';
-import type { SlackFileObject } from './slack-file';
+import type { Searcher } from '../search/create-searcher';
+import type { SlackFileObject } from '../core/slack-file';
 import { fileObjectsOf, type OpenFileSource } from './file-source';
 import { createThreadFileAccess, type FileAccess } from './thread-file-access';
 
@@ -44,7 +42,7 @@ export interface ThreadFilesOptions {
   /** How long the first request waits for documents posted with the question. Default 3 s. */
   firstRequestWaitMs?: number;
   maxImagesPerTurn: number;
-  /** Describes the images shown, and reads files for ask_file. */
+  /** Describes the images shown. */
   model: ChatModel & { supportsImages(): boolean };
   logger: Logger;
 }
@@ -92,7 +90,6 @@ export function createThreadFiles(options: ThreadFilesOptions) {
         },
         images: (currentFileIds: string[]) => currentImages(access, currentFileIds, maxImages),
         describeShown: (images: CurrentImage[]) => describeShown(access, images),
-        subAgent: (recordStep: (step: RunStepRecord) => void) => createFileSubAgent({ model, files: access, recordStep }),
       };
     },
     /** Extraction ahead of time, when files land in a thread the bot is in: the first question finds them read. */

@@ -8,6 +8,7 @@ import type { ChatModel } from '../core/chat';
 import type { RunStepRecord } from '../core/run-step';
 import { buildBudgetReport, fitToolResult, retryTokenLimit, toolResultLimit, trimRequestForRetry } from '../context';
 import type { SkillReader, ToolRegistry } from '../tools';
+import { createFileSubAgent } from '../tools/ask-file/file-reader';
 import type { PreparedTurn } from './prepare-turn';
 import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { AnswerChannel } from './seams';
@@ -58,7 +59,7 @@ export async function answerWithAgent(
     model,
     messages: built.messages,
     registry: deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }),
-    resources: { files: files.access, skills: offeredSkillReader(deps.skills, channelSettings?.skills), subAgent: files.subAgent(recordStep) },
+    resources: { files: files.access, skills: offeredSkillReader(deps.skills, channelSettings?.skills), subAgent: createFileSubAgent({ model: deps.model, files: files.access, recordStep }) },
     limits: {
       maxIterations: settings.maxIterations,
       toolTimeoutMs: settings.toolTimeoutMs,

@@ -13,7 +13,7 @@ import type { ParkedTurn } from '../agent/run-agent-turn';
 import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
 import type { LedgerParkRequest } from '../store/run-ledger';
-import type { SubAgentRunner, ThreadFileAccess } from '../tools/tool';
+import type { ThreadFileAccess } from '../files/thread-file-access';
 
 /** Where the thread is read from. */
 export interface ThreadSource {
@@ -143,6 +143,4 @@ export interface RunFiles {
   images(currentFileIds: string[]): Promise<{ images: CurrentImage[]; notes: string[] }>;
   /** After the answer: describe the images shown, once, so later turns get words instead of pixels. */
   describeShown(images: CurrentImage[]): Promise<void>;
-  /** The ask_file reader, its steps recorded with the run's. */
-  subAgent(recordStep: (step: RunStepRecord) => void): SubAgentRunner;
 }

@@ -13,9 +13,9 @@ import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatBytes } from '../core/format';
-import { detectDocumentKind, type DocumentKind } from '../files/extract';
+import { detectDocumentKind, type DocumentKind } from '../documents';
 import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from '../files/image-format';
-import type { SlackFileObject } from '../files';
+import type { SlackFileObject } from '../core/slack-file';
 
 /** A path the person gave that cannot be added; the message is the sentence to show them. */
 export class LocalFileError extends Error {

@@ -4,7 +4,7 @@ import { loadFileTool } from './load-file';
 import { peekFileTool } from './peek-file';
 import { extractFileTool } from './extract-file';
 import { searchFileTool } from './search-file';
-import { askFileTool } from './ask-file';
+import { askFileTool } from './ask-file/ask-file';
 import { loadSkillTool } from './load-skill';
 
 /** threadwise's own tools (names fixed by DESIGN.md § Contract). */
@@ -18,4 +18,4 @@ export function createDefaultTools(): ToolRegistry {
 }
 
 export { createToolRegistry, type ToolRegistry };
-export type { SearchHit, SearchOptions, SkillReader, SubAgentRunner, ThreadFileAccess, Tool, ToolContext } from './tool';
+export type { SkillReader, SubAgentRunner, Tool, ToolContext } from './tool';

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { formatCount } from '../core/format';
 import { frameFileData, quoteName } from './frame-file-data';
 import { progressName } from './progress-name';
-import type { SearchHit, Tool, ToolContext } from './tool';
+import type { Tool, ToolContext } from './tool';
+import type { SearchHit } from '../search/search-hit';
 
 export interface SearchFileOptions {
   /** Passages returned for one file; every file ("*") gets a few more. Default 5. */

@@ -1,49 +1,6 @@
 import type { z } from 'zod';
 import type { ApprovalPrompt } from '../core/approval';
-import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
-
-/** A passage found by search_file, with where it sits so the model can peek around it and cite it. */
-export interface SearchHit {
-  fileId: string;
-  fileName: string;
-  /** "p. 37", "§ Results", "Sheet 'Budget'", "slide 4" */
-  location: string;
-  page?: number;
-  start: number;
-  end: number;
-  text: string;
-  /** The part of `text` that best shows why it matched, matched words marked «like this». */
-  snippet: string;
-  /** Why it matched, in a few words: the query words it holds, a phrase, which phrasing found it. */
-  reason?: string;
-  /** The passage's language ("German", "Chinese"), when its text gives it away: search in it next time. */
-  language?: string;
-  score: number;
-}
-
-export interface SearchOptions {
-  signal?: AbortSignal;
-  /** Longest excerpt per hit (shorter when the context is nearly full). */
-  snippetChars?: number;
-}
-
-/** What the tools may do with the thread's files. Implemented by files/ for one thread; ids are thread-scoped. */
-export interface ThreadFileAccess {
-  list(): ThreadFile[];
-  /** Throws UnknownFileError (listing the ids that exist) for an id not in this thread. */
-  get(id: string): ThreadFile;
-  /** The file's text (extracting on first use, cached after). Throws FileReadError. */
-  readText(id: string, signal?: AbortSignal): Promise<ExtractedDocument>;
-  /** Extract into a virtual file (id "F1.txt"), registered in the thread. */
-  extract(id: string, signal?: AbortSignal): Promise<{ file: ThreadFile; document: ExtractedDocument }>;
-  /** An image file as a data: URL within the byte cap. Throws FileReadError. */
-  readImage(id: string, signal?: AbortSignal): Promise<{ dataUrl: string; width?: number; height?: number }>;
-  /**
-   * Best passages for a query; id "*" searches every file of the thread. `query` is one phrasing, or several
-   * searched at once and fused (the person's words and the document's).
-   */
-  search(id: string, query: string | string[], limit: number, options?: SearchOptions): Promise<SearchHit[]>;
-}
+import type { ThreadFileAccess } from '../files/thread-file-access';
 
 /** Reads skills for load_skill. */
 export interface SkillReader {

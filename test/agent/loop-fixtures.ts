@@ -10,7 +10,8 @@ import type { AgentTurnInput } from '../../src/agent/run-agent-turn';
 import type { RunStepRecord } from '../../src/core/run-step';
 import type { AgentEvent } from '../../src/agent/agent-event';
 import { createToolRegistry } from '../../src/tools/registry';
-import type { Tool, ThreadFileAccess, SkillReader } from '../../src/tools/tool';
+import type { Tool, SkillReader } from '../../src/tools/tool';
+import type { ThreadFileAccess } from '../../src/files/thread-file-access';
 import type { FakeOpenAI } from '../fakes/fake-openai';
 
 export function defineTool<P>(tool: Tool<P>): Tool<P> {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { countImageTokens, countRequestTokens, countTokens } from '../../src/context';
-import { selectEncoding } from '../../src/context/tokenizer';
+import { selectEncoding } from '../../src/text/tokenizer';
 import { readImageSize } from '../../src/context/image-size';
 
 describe('countTokens', () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { renderFilesBlock } from '../../src/context/files-block';
-import { createDocumentExtractor } from '../../src/files/extract';
+import { createDocumentExtractor } from '../../src/documents';
 import { awaitFreshExtractions, computePreloads } from '../../src/files/preload';
 import type { ExtractedDocument } from '../../src/core/thread-file';
 import { testDatabases } from '../support/databases';

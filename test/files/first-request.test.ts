@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunExecutor } from '../../src/runs/answer-run';
 import type { AnswerChannel, OpenAnswerChannel, ThreadSource } from '../../src/runs/seams';
 import { createThreadFiles } from '../../src/files/thread-files';
-import { createSlackFileSource } from '../../src/files/slack-file-source';
+import { createSlackFileSource } from '../../src/slack/files/slack-file-source';
 import { createRunLedger } from '../../src/store/run-ledger';
 import { claimNextRun, enqueueRun } from '../../src/store/run-store';
 import { upsertThreads } from '../../src/store/thread-store';

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { computePreloads, cutPrefix } from '../../src/files/preload';
 import { prefetchThreadFiles } from '../../src/files/prefetch';
-import type { SlackFileObject } from '../../src/files/slack-file';
+import type { SlackFileObject } from '../../src/core/slack-file';
 import { FileReadError, type ExtractedDocument } from '../../src/core/thread-file';
 import { testDatabases } from '../support/databases';
 import { useFileTestbed } from '../support/file-testbed';

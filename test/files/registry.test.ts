@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listThreadFiles, registerThreadFiles, registerVirtualFile } from '../../src/files/registry';
-import type { SlackFileObject } from '../../src/files/slack-file';
+import type { SlackFileObject } from '../../src/core/slack-file';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
 import { testDatabases } from '../support/databases';

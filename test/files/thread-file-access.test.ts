@@ -1,9 +1,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { findTextLengths, getDocumentForFile } from '../../src/files/file-store';
 import { listThreadFiles } from '../../src/files/registry';
-import type { SlackFileObject } from '../../src/files/slack-file';
+import type { SlackFileObject } from '../../src/core/slack-file';
 import { createThreadFileAccess } from '../../src/files/thread-file-access';
-import { createSlackFileSource } from '../../src/files/slack-file-source';
+import { createSlackFileSource } from '../../src/slack/files/slack-file-source';
 import { FileReadError, type ExtractedDocument } from '../../src/core/thread-file';
 import { UnknownFileError } from '../../src/core/thread-file';
 import { testDatabases } from '../support/databases';

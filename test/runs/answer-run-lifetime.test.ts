@@ -10,7 +10,7 @@ import { createRunExecutor } from '../../src/runs/answer-run';
 import { createRunWorker } from '../../src/runs/run-worker';
 import type { AnswerChannel, OpenAnswerChannel, ThreadFiles, ThreadSource } from '../../src/runs/seams';
 import { createThreadFiles } from '../../src/files/thread-files';
-import { createSlackFileSource } from '../../src/files/slack-file-source';
+import { createSlackFileSource } from '../../src/slack/files/slack-file-source';
 import { createRunLedger } from '../../src/store/run-ledger';
 import { enqueueRun, getRun } from '../../src/store/run-store';
 import { upsertThreads } from '../../src/store/thread-store';

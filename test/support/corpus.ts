@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createDocumentExtractor } from '../../src/files/extract';
+import { createDocumentExtractor } from '../../src/documents';
 import type { ExtractedDocument } from '../../src/core/thread-file';
 
 export const corpusDir = path.resolve(fileURLToPath(new URL('../../', import.meta.url)), '../shared/corpus');

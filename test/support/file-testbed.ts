@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { DocumentExtractorLike, FileLimits } from '../../src/files/read-document';
 import { registerThreadFiles } from '../../src/files/registry';
-import type { SlackFileObject } from '../../src/files/slack-file';
+import type { SlackFileObject } from '../../src/core/slack-file';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
-import { createSlackFileSource } from '../../src/files/slack-file-source';
+import { createSlackFileSource } from '../../src/slack/files/slack-file-source';
 import type { ThreadFile } from '../../src/core/thread-file';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';

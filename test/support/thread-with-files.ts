@@ -5,11 +5,11 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createDocumentExtractor } from '../../src/files/extract';
+import { createDocumentExtractor } from '../../src/documents';
 import { registerThreadFiles } from '../../src/files/registry';
-import { createSearcher, indexDocument, type Embedder } from '../../src/files/search';
+import { createSearcher, indexDocument, type Embedder } from '../../src/search';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
-import { createSlackFileSource } from '../../src/files/slack-file-source';
+import { createSlackFileSource } from '../../src/slack/files/slack-file-source';
 import { openDatabase } from '../../src/app/database/open-database';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';

@@ -134,7 +134,7 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
   });
 
   it.skipIf(!hasCorpus('having-images.docx', 'issue-982-example.pdf'))('lists the figures on a PDF page as image files that load_file shows as a PNG', async () => {
-    // issue-982-example.pdf p. 3 paints three figures; the third is 800×600 px (see test/files/extract/pdf-images.test.ts).
+    // issue-982-example.pdf p. 3 paints three figures; the third is 800×600 px (see test/documents/pdf-images.test.ts).
     const listing = await extractFileTool.execute({ id: 'F5' }, context);
     expect(listing).toContain('page-3-image-3.png 800×600 px');
     const pictures = thread.files.list().filter((file) => file.id.startsWith('F5/')).map((file) => file.id);

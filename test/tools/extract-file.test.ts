@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentExtractor, type DocumentExtractor } from '../../src/files/extract';
+import { createDocumentExtractor, type DocumentExtractor } from '../../src/documents';
 import { listThreadFiles, registerThreadFiles } from '../../src/files/registry';
-import type { SlackFileObject } from '../../src/files/slack-file';
+import type { SlackFileObject } from '../../src/core/slack-file';
 import { createThreadFileAccess, type FileAccess } from '../../src/files/thread-file-access';
-import { createSlackFileSource } from '../../src/files/slack-file-source';
+import { createSlackFileSource } from '../../src/slack/files/slack-file-source';
 import { openDatabase } from '../../src/app/database/open-database';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';

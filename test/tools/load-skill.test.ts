@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { loadSkillLibrary, type SkillLibrary } from '../../src/skills';
 import { loadSkillTool } from '../../src/tools/load-skill';
-import type { SkillReader, ThreadFileAccess, ToolContext } from '../../src/tools/tool';
+import type { SkillReader, ToolContext } from '../../src/tools/tool';
+import type { ThreadFileAccess } from '../../src/files/thread-file-access';
 import { cleanUp, makeTempDir, SAMPLE_SKILLS } from '../skills/skill-fixtures';
 
 const SHIPPED = fileURLToPath(new URL('../../skills', import.meta.url));

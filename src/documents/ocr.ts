@@ -1,0 +1,119 @@
+/**
+ * Text from images with tesseract.js (Tesseract's WASM build), in the extraction worker that reads the file. The
+ * engine is started per document and stopped after it: a start costs about a second against several seconds per
+ * page, and a stopped engine gives its WASM memory (which grows with the largest page seen) back at once, which
+ * keeps two workers recognising at the same time inside the memory target.
+ */
+import { OCR_NOTE_PREFIX } from '../core/thread-file';
+import { drawOnWhite } from './draw-on-white';
+import { loadCanvas, loadTesseract } from './libraries';
+import { languageFolderFor } from './ocr-languages';
+
+export interface OcrSettings {
+  /** Tesseract codes, e.g. ["eng", "chi_sim"]; only those with data installed (checked on the main thread). */
+  languages: string[];
+  /** Pages recognised per document at most; 0 = OCR off. */
+  maxPages: number;
+  /**
+   * Shared by every worker of one pool (a SharedArrayBuffer's Int32Array): 0 when no engine runs, else the task id
+   * of the one that does. One engine at a time keeps the pool's peak memory to one Tesseract (~350 MB at its
+   * largest page); the main thread frees the gate of a task whose worker was stopped while holding it.
+   */
+  gate?: Int32Array;
+  /** This task's id for the gate (never 0). */
+  taskId?: number;
+}
+
+export const ocrOff: OcrSettings = { languages: [], maxPages: 0 };
+
+export interface RecognisedText {
+  text: string;
+  /** Tesseract's mean word confidence, 0–100. */
+  confidence: number;
+}
+
+export interface OcrEngine {
+  recognise(image: Uint8Array): Promise<RecognisedText>;
+  close(): Promise<void>;
+}
+
+/** Formats Tesseract (Leptonica) decodes itself; anything else is re-encoded as PNG first. */
+function isPngOrJpeg(bytes: Uint8Array): boolean {
+  return (bytes[0] === 0x89 && bytes[1] === 0x50) || (bytes[0] === 0xff && bytes[1] === 0xd8);
+}
+
+/** Longest side an image is recognised at: ~300 dpi for a letter page. Larger images are scaled down first. */
+const MAX_SIDE_PX = 3300;
+
+export async function startOcrEngine(settings: OcrSettings): Promise<OcrEngine> {
+  const { createWorker, OEM } = await loadTesseract();
+  const releaseGate = await acquireGate(settings);
+  let worker: Awaited<ReturnType<typeof createWorker>>;
+  try {
+    worker = await createWorker(settings.languages.join('+'), OEM.LSTM_ONLY, {
+      langPath: languageFolderFor(settings.languages),
+      gzip: true,
+      // No cache folder: nothing is written next to the process, and the data is read from the package each time.
+      cacheMethod: 'none',
+    });
+  } catch (error) {
+    releaseGate();
+    throw error;
+  }
+  return {
+    async recognise(image) {
+      const input = await normaliseImage(image);
+      const { data } = await worker.recognize(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
+      return { text: tidyOcrText(data.text), confidence: Math.round(data.confidence) };
+    },
+    close: () => worker.terminate().then(releaseGate, (error: unknown) => {
+      releaseGate();
+      throw error;
+    }),
+  };
+}
+
+/** Atomics.waitAsync (Node 16+), missing from this TypeScript lib. */
+interface AtomicsWithWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number, timeoutMs: number): { async: boolean; value: Promise<string> | string };
+}
+
+async function acquireGate({ gate, taskId }: OcrSettings): Promise<() => void> {
+  if (!gate || !taskId) return () => {};
+  for (;;) {
+    const holder = Atomics.compareExchange(gate, 0, 0, taskId);
+    if (holder === 0) break;
+    // Woken by the holder's release; the one-second timeout re-checks in case a release was missed.
+    const waited = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(gate, 0, holder, 1_000);
+    if (waited.async) await waited.value;
+  }
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    Atomics.compareExchange(gate, 0, taskId, 0);
+    Atomics.notify(gate, 0);
+  };
+}
+
+/** PNG/JPEG within the size cap pass through; other formats (WebP, GIF…) and huge images go through a canvas. */
+async function normaliseImage(image: Uint8Array): Promise<Uint8Array> {
+  const { loadImage, createCanvas } = await loadCanvas();
+  const decoded = await loadImage(Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+  const scale = Math.min(1, MAX_SIDE_PX / Math.max(decoded.width, decoded.height));
+  if (scale === 1 && isPngOrJpeg(image)) return image;
+  const width = Math.max(1, Math.round(decoded.width * scale));
+  const height = Math.max(1, Math.round(decoded.height * scale));
+  return drawOnWhite(createCanvas, decoded, width, height).encode('png');
+}
+
+/** Tesseract's lines as they are, minus trailing spaces and runs of blank lines. */
+export function tidyOcrText(text: string): string {
+  return text.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
+}
+
+/** `pages` names the PDF pages recognised ("pp. 1–6"); without it, the file is one image. */
+export function ocrNote(pages: string | undefined, languages: string[], confidence: number): string {
+  const what = pages ? `the text of ${pages} was recognised from the page images` : 'the text was recognised from the image';
+  return `${OCR_NOTE_PREFIX} ${what} (${languages.join('+')}), mean confidence ${confidence}%; expect misread characters`;
+}

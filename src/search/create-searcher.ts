@@ -1,0 +1,207 @@
+import { and, inArray, isNull } from 'drizzle-orm';
+import type { Database } from '../store/database';
+import { chunks, documents } from '../store/schema';
+import type { SearchHit } from './search-hit';
+import { findDocument } from '../documents/document-store';
+import type { ThreadFile } from '../core/thread-file';
+import { expandWords, loadVocabulary } from './document-vocabulary';
+import { embedMissingChunks } from './embed-chunks';
+import type { Embedder } from './embedder';
+import { fuseRankings } from './fuse-rankings';
+import { indexDocument } from './index-document';
+import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
+import { rankByEmbedding } from './rank-by-embedding';
+import { rankByFullText } from './rank-full-text';
+import { describeMatch } from './match-reason';
+import { closestWords, selectSnippet } from './select-snippet';
+import { describeTextLanguage } from '../text/language';
+
+/** What the thread's file access asks for: these files (already extracted), their content hashes by file id. */
+export interface SearchRequest {
+  files: ThreadFile[];
+  contentHashes: Map<string, string>;
+  /**
+   * What to look for. Several phrasings (the person's words, the document's words, a translation into the
+   * document's language) are searched each on its own and their rankings fused, so one call covers them all.
+   */
+  query: string | string[];
+  limit: number;
+  /** Longest excerpt per hit. */
+  snippetChars?: number;
+  signal?: AbortSignal;
+}
+
+const DEFAULT_SNIPPET_CHARS = 700;
+
+export type Searcher = (request: SearchRequest) => Promise<SearchHit[]>;
+
+export interface SearcherOptions {
+  db: Database;
+  /** When set, rankings by meaning are fused with full-text ones; the query is embedded once per search. */
+  embedder?: Embedder;
+  /**
+   * Makes sure a document's chunks exist. By default the stored extraction (documents row) is indexed, which covers
+   * documents extracted before indexing existed or whose indexing failed the first time.
+   */
+  ensureIndexed?: (contentHash: string, signal?: AbortSignal) => Promise<void>;
+}
+
+/** How long a document whose embedding failed waits before a search tries again. */
+const RETRY_EMBEDDING_MS = 10 * 60_000;
+
+/** Candidates each ranking contributes before fusion: enough depth that a passage good in one list survives. */
+const CANDIDATES = 50;
+
+/** Passages of the given files that best answer a query, best first, each with where it is. */
+export function createSearcher(options: SearcherOptions): Searcher {
+  const { db, embedder } = options;
+  const ensureIndexed = options.ensureIndexed ?? ((hash, signal) => indexStoredDocument(db, hash, embedder, signal));
+  // Documents indexed before embeddings were switched on, or whose embedding failed, catch up after a search that
+  // missed them: once per document at a time, never delaying the search itself.
+  const catchingUp = new Set<string>();
+  const failedAt = new Map<string, number>();
+  const embedInBackground = (hash: string) => {
+    if (!embedder || catchingUp.has(hash) || Date.now() - (failedAt.get(hash) ?? 0) < RETRY_EMBEDDING_MS) return;
+    catchingUp.add(hash);
+    void embedMissingChunks(db, hash, embedder)
+      .then(() => failedAt.delete(hash))
+      // An endpoint that is down is asked again after a pause, not on every search.
+      .catch(() => failedAt.set(hash, Date.now()))
+      .finally(() => catchingUp.delete(hash));
+  };
+
+  return async ({ files, contentHashes, query, limit, snippetChars = DEFAULT_SNIPPET_CHARS, signal }) => {
+    const queries = listQueries(query);
+    const parsed = queries.map((text) => ({ text, terms: parseQuery(text) })).filter((q) => !isEmptyQuery(q.terms));
+    if (parsed.length === 0) {
+      throw new Error(`The search query ${JSON.stringify(query)} has no words to look for; give a few words or a phrase from the text.`);
+    }
+    // The same bytes shared twice in a thread are one document; its passages are credited to the first file.
+    const fileByHash = new Map<string, ThreadFile>();
+    for (const file of files) {
+      const hash = contentHashes.get(file.id);
+      if (hash && !fileByHash.has(hash)) fileByHash.set(hash, file);
+    }
+    const hashes = [...fileByHash.keys()];
+    if (hashes.length === 0 || limit <= 0) return [];
+    for (const hash of await findUnindexed(db, hashes)) await ensureIndexed(hash, signal);
+    signal?.throwIfAborted();
+
+    const fused = parsed.length > 1 || Boolean(embedder);
+    const vocabularies = await Promise.all(hashes.map((hash) => loadVocabulary(db, hash)));
+    const lists: Array<Array<{ id: number; score: number }>> = [];
+    for (const { terms } of parsed) {
+      const expansions = expandWords(vocabularies, terms.words);
+      const ranked = await rankByFullText(db, hashes, terms, Math.max(RERANKED, fused ? CANDIDATES : limit), expansions);
+      lists.push((await rerankByProximity(db, ranked, terms)).slice(0, fused ? CANDIDATES : limit));
+    }
+    if (embedder) {
+      // Every phrasing embedded in one request; none of them when no chunk has a vector of this model yet.
+      let vectors: Promise<Array<number[] | undefined>> | undefined;
+      const embedAll = () => (vectors ??= embedder.embed(parsed.map((q) => q.text), signal).catch((error: unknown) => {
+        // The embeddings endpoint being down costs the search its semantic half, not its answer.
+        if (signal?.aborted) throw error;
+        return [];
+      }));
+      for (let i = 0; i < parsed.length; i += 1) {
+        const byMeaning = await rankByEmbedding(db, hashes, async () => (await embedAll())[i], embedder.model, CANDIDATES);
+        if (byMeaning.ranked.length > 0) lists.push(byMeaning.ranked);
+        if (i === 0) for (const hash of byMeaning.incomplete) embedInBackground(hash);
+      }
+    }
+    const ranked = lists.length === 1 ? lists[0]! : fuseRankings(lists.map((list) => list.map((r) => r.id)), limit);
+    const terms = mergeTerms(parsed.map((q) => q.terms));
+    return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => ({
+      snippet: selectSnippet(text, terms, snippetChars).text,
+      reason: describeMatch(text, parsed),
+    }));
+  };
+}
+
+/** Candidates whose text is read to reward query words standing together; the rest keep their BM25 order. */
+const RERANKED = 20;
+/** Characters within which query words count as standing together: about a sentence. */
+const PROXIMITY_CHARS = 160;
+/** What each further query word in that window adds to a passage's score, as a share of it. */
+const PROXIMITY_BONUS = 0.15;
+
+/**
+ * BM25 counts words, not where they stand. The first candidates are read again and each gains a share for every
+ * further query word standing within a sentence of the others, so the passage that says the thing asked about
+ * moves above one that only mentions its words here and there.
+ */
+async function rerankByProximity(db: Database, ranked: Array<{ id: number; score: number }>, terms: QueryTerms) {
+  if (terms.words.length < 2 || ranked.length < 2) return ranked;
+  const head = ranked.slice(0, RERANKED);
+  const rows = await db.select({ id: chunks.id, text: chunks.text }).from(chunks).where(inArray(chunks.id, head.map((r) => r.id)));
+  const textOf = new Map(rows.map((r) => [r.id, r.text]));
+  const rescored = head.map((r) => {
+    const together = closestWords(textOf.get(r.id) ?? '', terms, PROXIMITY_CHARS);
+    return { id: r.id, score: r.score * (1 + PROXIMITY_BONUS * Math.max(0, together - 1)) };
+  });
+  return [...rescored.sort((a, b) => b.score - a.score || a.id - b.id), ...ranked.slice(RERANKED)];
+}
+
+/** The phrasings of a request, trimmed, empty and repeated ones dropped. */
+function listQueries(query: string | string[]): string[] {
+  const list = (Array.isArray(query) ? query : [query]).map((q) => q.trim().replace(/\s+/g, ' ')).filter(Boolean);
+  return [...new Set(list)];
+}
+
+function mergeTerms(all: QueryTerms[]): QueryTerms {
+  return { words: [...new Set(all.flatMap((t) => t.words))], bigrams: [...new Set(all.flatMap((t) => t.bigrams))] };
+}
+
+async function findUnindexed(db: Database, hashes: string[]): Promise<string[]> {
+  const rows = await db
+    .select({ contentHash: documents.contentHash })
+    .from(documents)
+    .where(and(inArray(documents.contentHash, hashes), isNull(documents.indexedAt), isNull(documents.errorCode)));
+  return rows.map((r) => r.contentHash);
+}
+
+async function indexStoredDocument(db: Database, contentHash: string, embedder?: Embedder, signal?: AbortSignal) {
+  const stored = await findDocument(db, contentHash);
+  if (stored?.ok) await indexDocument(db, contentHash, stored.document, { embedder, signal });
+}
+
+async function loadHits(
+  db: Database,
+  ranked: Array<{ id: number; score: number }>,
+  fileByHash: Map<string, ThreadFile>,
+  explain: (text: string) => { snippet: string; reason: string },
+): Promise<SearchHit[]> {
+  if (ranked.length === 0) return [];
+  const rows = await db
+    .select({
+      id: chunks.id,
+      contentHash: chunks.contentHash,
+      text: chunks.text,
+      location: chunks.location,
+      page: chunks.page,
+      start: chunks.startOffset,
+      end: chunks.endOffset,
+    })
+    .from(chunks)
+    .where(inArray(chunks.id, ranked.map((r) => r.id)));
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ranked.flatMap(({ id, score }) => {
+    const row = byId.get(id);
+    const file = row && fileByHash.get(row.contentHash);
+    if (!row || !file) return [];
+    const hit: SearchHit = {
+      fileId: file.id,
+      fileName: file.name,
+      location: row.location,
+      start: row.start,
+      end: row.end,
+      text: row.text,
+      ...explain(row.text),
+      score,
+    };
+    const language = describeTextLanguage(row.text);
+    if (language) hit.language = language;
+    if (row.page !== null) hit.page = row.page;
+    return [hit];
+  });
+}

@@ -1,0 +1,95 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createDocumentExtractor } from '../../src/documents';
+import type { ExtractedDocument } from '../../src/core/thread-file';
+import { FileReadError } from '../../src/core/thread-file';
+import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../support/corpus';
+
+warnIfCorpusMissing('PDF extraction');
+
+describe.skipIf(!corpusPresent)('PDF extraction over the corpus', () => {
+  const extractor = createDocumentExtractor();
+  afterAll(() => extractor.close());
+
+  const extract = async (name: string): Promise<ExtractedDocument> =>
+    extractor.extract({ bytes: await readCorpusFile(name), name, mimeType: 'application/pdf' });
+  const failure = async (name: string): Promise<FileReadError> => {
+    const error = await extract(name).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(error).toBeInstanceOf(FileReadError);
+    return error as FileReadError;
+  };
+
+  it('marks every page with a "--- page N ---" line and a matching p. N segment', async () => {
+    const document = await extract('federal-register-2020-17221.pdf');
+    expect(document.pageCount).toBe(15);
+    expect(document.segments).toHaveLength(15);
+    document.segments.forEach((segment, index) => {
+      expect(segment).toMatchObject({ kind: 'page', number: index + 1, label: `p. ${index + 1}` });
+      expect(document.text.slice(segment.start, segment.end)).toMatch(new RegExp(`^--- page ${index + 1} ---\\n\\S`));
+    });
+    expect(document.text.match(/^--- page \d+ ---$/gm)).toHaveLength(15);
+    expect(document.text).toContain('Federal Register');
+  });
+
+  it('reads a 117-page textbook, page 117 last', async () => {
+    const document = await extract('GeoTopo-komprimiert.pdf');
+    expect(document.pageCount).toBe(117);
+    expect(document.segments.at(-1)).toMatchObject({ number: 117, label: 'p. 117', end: document.text.length });
+    expect(document.text.length).toBeGreaterThan(100_000);
+  });
+
+  it('produces CJK characters for Chinese PDFs whose fonts are not embedded (CMaps loaded)', async () => {
+    const document = await extract('pr-136-example.pdf');
+    const cjk = document.text.match(/[\u4e00-\u9fff]/g) ?? [];
+    expect(cjk.length).toBeGreaterThan(1000);
+    const report = await extract('issue-67-example.pdf');
+    expect(report.text.match(/[\u4e00-\u9fff]/g)?.length ?? 0).toBeGreaterThan(1000);
+  });
+
+  it.each(['libreoffice-writer-password.pdf', 'password-example.pdf', 'r4-aes-user-password.pdf'])(
+    'refuses the password-protected %s as encrypted, in a sentence naming it',
+    async (name) => {
+      const error = await failure(name);
+      expect(error.code).toBe('encrypted');
+      expect(error.message).toBe(`${name} is password-protected, so I can't read it. Share an unprotected copy?`);
+    },
+  );
+
+  it('opens a PDF that has only an owner password (copy restriction)', async () => {
+    const document = await extract('pr-138-example.pdf');
+    expect(document.pageCount).toBe(2);
+    expect(document.text.replace(/\s/g, '').length).toBeGreaterThan(1000);
+  });
+
+  it('calls a truncated download corrupt and says it is cut off', async () => {
+    const error = await failure('federal-register-2020-17221.truncated.pdf');
+    expect(error.code).toBe('corrupt');
+    expect(error.message).toMatch(/^federal-register-2020-17221\.truncated\.pdf .*cut off/);
+  });
+
+  it.each([
+    ['invalid.pdf', 'corrupt'],
+    ['unreadablemetadata.pdf', 'corrupt'],
+    ['empty.pdf', 'empty'],
+    ['c02-22.pdf', 'no_text_layer'],
+    ['skew.pdf', 'no_text_layer'],
+  ])('fails %s with %s', async (name, code) => {
+    const error = await failure(name);
+    expect(error.code).toBe(code);
+    expect(error.message.startsWith(name)).toBe(true);
+  });
+
+  it('keeps a mostly scanned PDF and notes which pages had no text layer', async () => {
+    const document = await extract('multipage.pdf');
+    expect(document.pageCount).toBe(6);
+    expect(document.notes).toEqual(['5 of 6 pages have no text layer (images only): pp. 1–3, pp. 5–6']);
+    expect(document.text).toContain('--- page 1 ---\n(no text on this page: images only)');
+  });
+
+  it('recovers text from a PDF with bad xref offsets', async () => {
+    const document = await extract('zen_of_python_corrupted.pdf');
+    expect(document.text).toMatch(/Beautiful is better than ugly/);
+  });
+});

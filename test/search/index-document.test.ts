@@ -1,0 +1,83 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { saveDocument } from '../../src/documents/document-store';
+import { indexDocument, type Embedder } from '../../src/search';
+import type { DatabaseHandle } from '../../src/store/database';
+import { chunks, documents } from '../../src/store/schema';
+import { testDatabases } from '../support/databases';
+import { filler, pagedDocument } from './support/documents';
+
+describe.each(testDatabases())('indexDocument on $label', (database) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await database.open();
+  });
+  afterAll(async () => {
+    await handle?.close();
+  });
+
+  const report = pagedDocument([filler('budgets', 40), filler('hiring plans', 70), 'Appendix: contacts.']);
+  const chunksOf = (hash: string) =>
+    handle.db.select().from(chunks).where(eq(chunks.contentHash, hash)).orderBy(chunks.ordinal);
+
+  it('needs the extraction stored first, and says so', async () => {
+    await expect(indexDocument(handle.db, 'no-such-hash', report)).rejects.toThrow(/no-such-hash.*no documents row/);
+  });
+
+  it('stores chunks with their pages and offsets once, and marks the document indexed', async () => {
+    await saveDocument(handle.db, 'report-v1', { document: report });
+
+    const first = await indexDocument(handle.db, 'report-v1', report);
+    const second = await indexDocument(handle.db, 'report-v1', report);
+
+    expect(first).toMatchObject({ alreadyIndexed: false, embedded: 0 });
+    expect(second).toEqual({ alreadyIndexed: true, chunks: first.chunks, embedded: 0 });
+    const rows = await chunksOf('report-v1');
+    expect(rows.map((r) => r.ordinal)).toEqual(rows.map((_, i) => i));
+    expect(new Set(rows.map((r) => r.page))).toEqual(new Set([1, 2, 3]));
+    expect(rows.every((r) => report.text.slice(r.startOffset, r.endOffset) === r.text)).toBe(true);
+    const [doc] = await handle.db.select().from(documents).where(eq(documents.contentHash, 'report-v1'));
+    expect(doc!.indexedAt).toBeInstanceOf(Date);
+  });
+
+  it('lets two replicas index the same document at once without duplicates or errors', async () => {
+    await saveDocument(handle.db, 'report-race', { document: report });
+
+    const results = await Promise.all([
+      indexDocument(handle.db, 'report-race', report),
+      indexDocument(handle.db, 'report-race', report),
+    ]);
+
+    const rows = await chunksOf('report-race');
+    expect(rows).toHaveLength(results[0].chunks);
+    expect(new Set(rows.map((r) => r.ordinal)).size).toBe(rows.length);
+  });
+
+  it('completes an indexing that stopped half-way', async () => {
+    await saveDocument(handle.db, 'report-crash', { document: report });
+    const { chunks: total } = await indexDocument(handle.db, 'report-crash', report);
+    // What a process dying between inserts leaves behind: some chunks, no indexed_at.
+    const rows = await chunksOf('report-crash');
+    await handle.db.delete(chunks).where(eq(chunks.id, rows.at(-1)!.id));
+    await handle.db.update(documents).set({ indexedAt: null }).where(eq(documents.contentHash, 'report-crash'));
+
+    await indexDocument(handle.db, 'report-crash', report);
+
+    expect(await chunksOf('report-crash')).toHaveLength(total);
+  });
+
+  it('keeps the chunks searchable when embedding fails, and reports why', async () => {
+    await saveDocument(handle.db, 'report-embed-down', { document: report });
+    const unreachable: Embedder = {
+      model: 'text-embedding-3-small',
+      embed: async () => {
+        throw new Error('Embedding 3 texts with text-embedding-3-small failed: connect ECONNREFUSED');
+      },
+    };
+
+    const result = await indexDocument(handle.db, 'report-embed-down', report, { embedder: unreachable });
+
+    expect(result.embeddingError).toMatch(/ECONNREFUSED/);
+    expect((await chunksOf('report-embed-down')).length).toBe(result.chunks);
+  });
+});
