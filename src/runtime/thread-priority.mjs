@@ -4,23 +4,28 @@
  * With two busy extraction workers on a two-core machine, V8's helper threads (they garbage-collect and compile
  * for every isolate in the process, the workers' included) took about 0.9 of a core at normal priority, and in a
  * burst of 50 mentions the event loop waited for a CPU longer than it ran (bench: load.ack_p99_ms). So, by
- * niceness: the receiver and the event loop 0; the embedded database 5 (answers wait on it, acknowledgements do
- * not); reading documents and the helpers 10.
+ * niceness, counted from what the process inherited: the receiver and the event loop as started; the embedded
+ * database 5 lower (answers wait on it, acknowledgements do not); reading documents and the helpers 10 lower.
+ * Only ever lower: an operator who starts threadwise under `nice -n 19` gets every thread at 19, never one raised
+ * back to 10 (root may raise a priority, so setpriority() alone would not stop it).
  *
  * Plain JavaScript so that every thread can load it, the database's included, which runs without tsx. Linux
  * applies setpriority() to the single thread whose id it is given; lowering a priority needs no privilege.
  * Elsewhere (no /proc) these do nothing, and every thread keeps the normal priority.
  */
 import { readdirSync, readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
+/** How much lower than the event loop each kind of thread runs, in niceness steps. */
 export const DATABASE_NICENESS = 5;
 export const BACKGROUND_NICENESS = 10;
+/** The lowest priority Linux has. */
+const LOWEST = 19;
 
-/** Runs the calling thread (a worker) at `niceness`: background work unless said otherwise. */
-export function lowerThreadPriority(niceness = BACKGROUND_NICENESS) {
+/** Runs the calling thread (a worker) `steps` lower than it was created with: background work unless said otherwise. */
+export function lowerThreadPriority(steps = BACKGROUND_NICENESS) {
   const self = currentThreadId();
-  if (self !== undefined) trySetPriority(self, niceness);
+  if (self !== undefined) lowerBy(self, steps, niceOf(self));
 }
 
 /**
@@ -30,6 +35,9 @@ export function lowerThreadPriority(niceness = BACKGROUND_NICENESS) {
 export function lowerHelperThreadsPriority() {
   const self = currentThreadId();
   if (self === undefined) return;
+  // The main thread's niceness is what the process inherited; helpers count down from it, whatever they have now.
+  const inherited = niceOf(self);
+  if (inherited === undefined) return;
   let threads;
   try {
     threads = readdirSync('/proc/self/task');
@@ -38,7 +46,7 @@ export function lowerHelperThreadsPriority() {
   }
   for (const entry of threads) {
     const thread = Number(entry);
-    if (thread !== self) trySetPriority(thread, BACKGROUND_NICENESS);
+    if (thread !== self) lowerBy(thread, BACKGROUND_NICENESS, inherited);
   }
 }
 
@@ -51,9 +59,23 @@ function currentThreadId() {
   }
 }
 
-function trySetPriority(thread, niceness) {
+function niceOf(thread) {
   try {
-    setPriority(thread, niceness);
+    return getPriority(thread);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `from + steps`, within Linux's range, and never above (less nice than) the thread's own priority now. */
+function lowerBy(thread, steps, from) {
+  if (from === undefined) return;
+  const now = niceOf(thread);
+  if (now === undefined) return;
+  const target = Math.min(LOWEST, from + steps);
+  if (target <= now) return;
+  try {
+    setPriority(thread, target);
   } catch {
     // The thread ended meanwhile, or the platform refuses: it keeps its priority.
   }
