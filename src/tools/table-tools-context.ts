@@ -19,6 +19,11 @@ export interface ThreadOutput {
   postImage(image: { name: string; png: Uint8Array; altText: string; title?: string }): Promise<{ fileId?: string; location?: string }>;
   /** Uploads a file into the thread. */
   attachFile(file: { name: string; bytes: Uint8Array; mimeType: string; title?: string }): Promise<{ fileId?: string; location?: string }>;
+  /**
+   * Posts Block Kit blocks into the thread (Slack's chart block). Optional: without it every chart is a PNG, which
+   * is also what the terminal chat and surfaces without the block get.
+   */
+  postBlocks?(message: { blocks: unknown[]; text: string }): Promise<void>;
 }
 
 /** A thread file that is not a query result, as bytes to attach (extracted text, a generated file). */
