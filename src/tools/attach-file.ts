@@ -7,7 +7,7 @@ import { formatBytes, formatCount } from '../core/format';
 import { resultToCsv } from '../tables/result-csv';
 import { ThreadwiseError } from '../core/errors';
 import type { Tool } from './tool';
-import type { ResolveTableToolDeps } from './table-tools';
+import type { ResolveTableToolDeps } from './table-tools-context';
 
 const parameters = z.object({
   id: z.string().min(1).describe('A result id from query_table ("F2.q1"), or a file id of the thread such as an extracted text ("F1.txt").'),

@@ -8,7 +8,7 @@ import { toChartBlock } from '../charts/slack-chart-block';
 import { formatCount } from '../core/format';
 import { getResultOrExplain } from './result-lookup';
 import type { Tool } from './tool';
-import type { ResolveTableToolDeps } from './table-tools';
+import type { ResolveTableToolDeps } from './table-tools-context';
 
 const parameters = z.object({
   id: z.string().min(1).describe('A result id from query_table, e.g. "F2.q1".'),

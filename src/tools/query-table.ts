@@ -11,7 +11,7 @@ import type { TableResult } from '../tables/types';
 import { frameFileData } from './frame-file-data';
 import { progressName } from './progress-name';
 import type { Tool } from './tool';
-import type { ResolveTableToolDeps } from './table-tools';
+import type { ResolveTableToolDeps } from './table-tools-context';
 
 /** Rows shown to the model per result (the whole result, up to the engine's cap, stays addressable by its id). */
 export const MODEL_ROWS = 200;

@@ -4,6 +4,7 @@
  */
 import type { LoadedFile, TableResult } from '../tables/types';
 import type { ResultStore } from '../tables/result-store';
+import type { ToolContext } from './tool';
 
 /** SQL over the thread's tabular files (src/tables/table-access.ts implements it over the engine). */
 export interface TableAccess {
@@ -39,3 +40,6 @@ export interface TableToolDeps {
   /** For attach_file on ids that are not query results; without it only results can be attached. */
   files?: AttachableFileReader;
 }
+
+/** The deps for one call, from the run's context (one registration of the tools serves every thread). */
+export type ResolveTableToolDeps = (context: ToolContext) => TableToolDeps;

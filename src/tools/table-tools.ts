@@ -9,12 +9,11 @@ import { createQueryTableTool } from './query-table';
 import type { Tool, ToolContext } from './tool';
 import type { TableToolDeps } from './table-tools-context';
 
+export type { ResolveTableToolDeps } from './table-tools-context';
+
 export type TableToolDepsSource = TableToolDeps | ((context: ToolContext) => TableToolDeps);
 
 export function createTableTools(deps: TableToolDepsSource): Tool[] {
   const resolve = typeof deps === 'function' ? deps : () => deps;
   return [createQueryTableTool(resolve), createMakeChartTool(resolve), createAttachFileTool(resolve)];
 }
-
-/** The deps for one call. */
-export type ResolveTableToolDeps = (context: ToolContext) => TableToolDeps;
