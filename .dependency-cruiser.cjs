@@ -12,8 +12,8 @@ const tiers = [
   ['agent'], // the function-calling loop
   ['tools'], // what the model can call: one file per tool, each leading down to its implementation
   ['files'], // the thread's files: ids, sources, access, cache, preloads, images
-  ['search'], // a query → the best passages of a document
-  ['documents'], // bytes → an extracted document: formats, OCR, the worker pool
+  ['search', 'charts'], // a query → the best passages of a document; a result → a chart or a Slack table
+  ['documents', 'tables'], // bytes → an extracted document: formats, OCR, the worker pool; SQL over a data file (DuckDB)
   ['skills', 'store', 'config', 'mcp'], // underneath everything
   ['text', 'logging', 'runtime'], // tokens and languages; the log; threads' priorities
   ['core'], // shared vocabulary: types, errors, tiny pure helpers

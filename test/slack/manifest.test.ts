@@ -28,7 +28,7 @@ const source = sourceFiles('src')
   .replace(/\s*\n\s*\./g, '.');
 
 /** Slack Web API methods the code calls, by name. */
-const SLACK_API = /\.((?:chat|conversations|users|reactions|views|bots|auth)\.[a-zA-Z]+|assistant\.threads\.[a-zA-Z]+)\(/g;
+const SLACK_API = /\.((?:chat|conversations|users|reactions|views|bots|auth)\.[a-zA-Z]+|assistant\.threads\.[a-zA-Z]+|files\.(?:getUploadURLExternal|completeUploadExternal))\(/g;
 const calledMethods = new Set([...source.matchAll(SLACK_API)].map((m) => m[1]!).filter((m) => m !== 'chat.completions'));
 // files.info goes over plain fetch (with the bot token), not the client.
 if (source.includes("new URL('files.info'")) calledMethods.add('files.info');
@@ -58,6 +58,8 @@ const NEEDS: Record<string, string[]> = {
   'assistant.threads.setSuggestedPrompts': ['assistant:write'],
   'assistant.threads.setTitle': ['assistant:write'],
   'files.info': ['files:read'],
+  'files.getUploadURLExternal': ['files:write'],
+  'files.completeUploadExternal': ['files:write'],
   app_mention: ['app_mentions:read'],
   'message.channels': ['channels:history'],
   'message.groups': ['groups:history'],
