@@ -3,7 +3,7 @@
  * sentence fit for the person or model reading it, and the context a log line needs (which file, thread, server).
  *
  * And the few helpers every catch block needs, written once: `messageOf` (the sentence of anything thrown),
- * `causesOf` / `findCause` (the walk down `cause`), `codeOf` (the code a Node, driver or library error carries).
+ * `asError`, `causesOf` / `findCause` (the walk down `cause`), `codeOf` (the code a Node, driver or library error carries).
  */
 export interface ThreadwiseErrorOptions {
   cause?: unknown;
@@ -43,6 +43,11 @@ export function messageOf(error: unknown): string {
     // An object without a prototype (no toString) cannot be made a string by String().
     return Object.prototype.toString.call(error);
   }
+}
+
+/** What was thrown, as an Error: itself when it is one, else an Error with its message (for APIs that take an Error). */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(messageOf(error));
 }
 
 /** The `code` an error carries when it is a string: ENOENT, 23505 (SQLSTATE), ERR_PARSE_ARGS_…, a threadwise code. */
