@@ -6,7 +6,7 @@
  */
 import { WebClient, LogLevel, type Logger as SlackLogger } from '@slack/web-api';
 import { StartupError } from './startup-error';
-import { causesOf, codeOf, messageOf } from '../core/errors';
+import { causesOf, codeOf, messageOf, slackErrorCode } from '../core/errors';
 
 const quiet: SlackLogger = {
   debug: () => {},
@@ -45,7 +45,7 @@ export async function checkSlackTokens(options: { apiUrl: string; botToken: stri
 }
 
 function describe(error: unknown, variable: string, apiUrl: string, fix: string): StartupError {
-  const code = (error as { data?: { error?: string } }).data?.error;
+  const code = slackErrorCode(error);
   if (code && REFUSED_TOKEN.has(code)) return new StartupError(`Slack refused ${variable} (${code}): ${fix}.`);
   if (code) return new StartupError(`Slack answered ${variable}’s check with "${code}" at ${apiUrl}: ${fix}.`);
   const status = (error as { statusCode?: number }).statusCode;

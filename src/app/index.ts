@@ -40,7 +40,7 @@ import { createMcpHub, loadMcpConfig } from '../mcp';
 import { expireWaitingApprovals, registerApprovalActions } from '../slack/approval-actions';
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
-import { messageOf } from '../core/errors';
+import { codeOf, messageOf, slackErrorCode } from '../core/errors';
 import { StartupError } from './startup-error';
 import { defaultChannelSettings, effectiveChannelSettings, type EffectiveChannelSettings, type SettingsChoices } from '../config/channel-settings';
 import { createChannelSettingsResolver } from '../store/channel-settings-store';
@@ -461,6 +461,6 @@ const HOUSEKEEPING_MS = 60 * 60_000;
 const APPROVAL_SWEEP_MS = 15_000;
 
 function describeSlackError(error: unknown): string {
-  const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;
+  const code = slackErrorCode(error) ?? codeOf(error);
   return code ?? messageOf(error);
 }

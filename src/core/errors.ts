@@ -56,6 +56,13 @@ export function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** The error code of a failed Slack Web API call ("channel_not_found", "invalid_auth"), from its `data.error`. */
+export function slackErrorCode(error: unknown): string | undefined {
+  const data = typeof error === 'object' && error !== null ? (error as { data?: unknown }).data : undefined;
+  const code = typeof data === 'object' && data !== null ? (data as { error?: unknown }).error : undefined;
+  return typeof code === 'string' ? code : undefined;
+}
+
 /** How deep a cause chain is followed: far past any real one, and a bound on a chain built in a loop. */
 const MAX_CAUSES = 32;
 

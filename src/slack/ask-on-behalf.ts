@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import { QUESTION_EVENT } from '../conversation';
-import { ThreadwiseError } from '../core/errors';
+import { slackErrorCode, ThreadwiseError } from '../core/errors';
 import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import { questionLine } from '../runs/trigger';
@@ -190,9 +190,4 @@ export async function recoverQuestions(client: WebClient, deps: QuestionDependen
       else deps.logger.warn('could not pick up an unfinished question; trying again later', { ...where, error });
     }
   }
-}
-
-/** Slack's error code of a failed Web API call, if it has one. */
-export function slackErrorCode(error: unknown): string | undefined {
-  return (error as { data?: { error?: string } }).data?.error;
 }
