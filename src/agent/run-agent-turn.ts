@@ -267,7 +267,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
 }
 
 /** The run's time cap cut a model call short. */
-class DeadlineReached extends ThreadwiseError<'deadline_reached'> {
+export class DeadlineReached extends ThreadwiseError<'deadline_reached'> {
   override readonly name = 'DeadlineReached';
   constructor() {
     super('deadline_reached', 'The answer’s time limit was reached while the model was working.');
