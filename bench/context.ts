@@ -9,6 +9,7 @@ import type { BenchFigure, BenchSuite } from './figures';
 import type { ThreadFile } from '../src/core/thread-file';
 import { buildModelMessages, countTokens, type ContextInput } from '../src/context';
 import { makeSyntheticThread } from '../test/context/synthetic-thread';
+import { messageOf } from '../src/core/errors';
 
 const CORPUS = corpusDir;
 const MODEL = 'gpt-5-mini';
@@ -88,7 +89,7 @@ async function countNaiveTokens(files: ThreadFile[], paths: Map<string, string>)
   try {
     extractorModule = await import('../src/documents');
   } catch (error) {
-    return { tokens: null, note: `src/documents not loadable: ${error instanceof Error ? error.message : String(error)}` };
+    return { tokens: null, note: `src/documents not loadable: ${messageOf(error)}` };
   }
   const extractor = extractorModule.createDocumentExtractor({ maxThreads: 2 });
   let tokens = 0;

@@ -48,6 +48,7 @@ import { startFakeSlack, type FakeSlack } from '../test/fakes/fake-slack';
 import { startFakeOpenAI } from '../test/fakes/fake-openai';
 import { mentionEvent, signSlackRequest, slackEventEnvelope } from '../test/fakes/slack-signing';
 import { createScratchPostgres } from '../test/support/databases';
+import { messageOf } from '../src/core/errors';
 
 const CORPUS = corpusDir;
 const THREADS = 50;
@@ -276,7 +277,7 @@ async function runDriver(): Promise<void> {
     } satisfies DriverMessage);
     await runSoak(sender, slack, model, await soakRequested);
   } catch (error) {
-    process.send!({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies DriverMessage);
+    process.send!({ type: 'error', message: messageOf(error) } satisfies DriverMessage);
   } finally {
     await poller?.stop();
     sender.close();

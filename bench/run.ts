@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchFigure } from './figures';
 import { suiteLoaders } from './suites';
+import { messageOf } from '../src/core/errors';
 
 const { values } = parseArgs({
   options: {
@@ -45,7 +46,7 @@ async function runHere(name: string): Promise<BenchFigure[]> {
   try {
     return await (await suiteLoaders[name]!()).run();
   } catch (error) {
-    process.stderr.write(`${name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${name} failed: ${messageOf(error)}\n`);
     process.exitCode = 1;
     return [];
   }

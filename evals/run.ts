@@ -20,6 +20,7 @@ import { CaseFileError, loadCases } from './runner/case-file';
 import { compareWithBaseline, formatTable, summarise, type EvalRun } from './runner/report';
 import { runCase, type CaseResult } from './runner/run-case';
 import { startScriptedModel, type ScriptedModel } from './runner/scripted-model';
+import { messageOf } from '../src/core/errors';
 
 const USAGE = `Usage: npm run eval -- [--scripted] [--judge] [--case NAME]… [--cases DIR] [--corpus DIR] [--out FILE] [--baseline FILE]
 
@@ -54,7 +55,7 @@ try {
     strict: true,
   }).values;
 } catch (error) {
-  fail(2, `${error instanceof Error ? error.message.split('.')[0] : String(error)}. ${USAGE}`);
+  fail(2, `${messageOf(error).split('.')[0]}. ${USAGE}`);
 }
 if (args.help) {
   process.stdout.write(`${USAGE}\n`);
@@ -82,7 +83,7 @@ if (args.baseline) {
     baseline = JSON.parse(await readFile(path.resolve(cwd, args.baseline), 'utf8')) as EvalRun;
     if (baseline.version !== 1 || !Array.isArray(baseline.cases)) throw new Error('it is not the JSON of an eval run');
   } catch (error) {
-    fail(2, `cannot compare with ${args.baseline}: ${error instanceof Error ? error.message : String(error)}.`);
+    fail(2, `cannot compare with ${args.baseline}: ${messageOf(error)}.`);
   }
 }
 
@@ -159,7 +160,7 @@ function brokenCase(evalCase: { name: string; file: string }, error: unknown): C
     name: evalCase.name,
     file: evalCase.file,
     result: 'fail',
-    reasons: [`error: the case could not be run (${error instanceof Error ? error.message : String(error)})`],
+    reasons: [`error: the case could not be run (${messageOf(error)})`],
     criteria: [],
     tokens: 0,
     modelCalls: 0,

@@ -16,6 +16,7 @@ import { createLogger, type Logger } from './logging/logger';
 import { answerOnce, converse, type ChatInterrupts } from './terminal/chat';
 import { CHAT_USAGE, ChatUsageError, parseChatArgs } from './terminal/chat-args';
 import { describeLocalFile, LocalFileError, type LocalFile } from './terminal/local-file';
+import { messageOf } from './core/errors';
 
 /** How long closing may take after the last answer before the process leaves anyway. */
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -74,7 +75,7 @@ process.on('uncaughtException', (error) => {
 });
 process.on('unhandledRejection', (error) => {
   logger.error('unexpected error', { error });
-  quit(1, `something went wrong: ${error instanceof Error ? error.message : String(error)} (details in ${logFile})`);
+  quit(1, `something went wrong: ${messageOf(error)} (details in ${logFile})`);
 });
 
 let agent;

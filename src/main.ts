@@ -5,6 +5,7 @@
 import { loadConfig, redactUrlCredentials } from './config';
 import { startThreadwise, StartupError } from './app/index';
 import { lowerHelperThreadsPriority } from './runtime/thread-priority.mjs';
+import { messageOf } from './core/errors';
 
 const loaded = loadConfig(process.env);
 if (!loaded.ok) {
@@ -38,7 +39,7 @@ try {
     running.stop(graceMs).then(
       () => process.exit(0),
       (error) => {
-        process.stderr.write(`threadwise: error while stopping: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.stderr.write(`threadwise: error while stopping: ${messageOf(error)}\n`);
         process.exit(1);
       },
     );
@@ -49,7 +50,7 @@ try {
   const message =
     error instanceof StartupError
       ? error.message
-      : `could not start: ${error instanceof Error ? error.message : String(error)}`;
+      : `could not start: ${messageOf(error)}`;
   // One line, and never a credential: driver messages may quote the URL they were given.
   process.stderr.write(`threadwise: ${redactUrlCredentials(message).split('\n')[0]}\n`);
   process.exit(1);

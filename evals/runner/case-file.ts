@@ -8,6 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { messageOf } from '../../src/core/errors';
 
 const text = z.string().min(1);
 /** Words to find in an answer; a bare number in YAML (502) means its digits. */
@@ -113,7 +114,7 @@ export async function loadCases(dir: string): Promise<EvalCase[]> {
     try {
       cases.push(parseCase(await readFile(file, 'utf8'), file));
     } catch (error) {
-      problems.push(error instanceof Error ? error.message : String(error));
+      problems.push(messageOf(error));
     }
   }
   const seen = new Map<string, string>();
@@ -131,7 +132,7 @@ export function parseCase(source: string, file: string): EvalCase {
   try {
     raw = file.toLowerCase().endsWith('.json') ? JSON.parse(source) : parseYaml(source);
   } catch (error) {
-    throw new CaseFileError(`${file}: not valid ${file.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    throw new CaseFileError(`${file}: not valid ${file.toLowerCase().endsWith('.json') ? 'JSON' : 'YAML'} (${messageOf(error).split('\n')[0]})`);
   }
   const parsed = caseSchema.safeParse(raw);
   if (!parsed.success) {

@@ -13,6 +13,7 @@ import type { EvalCase } from './case-file';
 import { checkExpectations, type CriterionResult } from './criteria';
 import { judgeAnswer, type Verdict } from './judge';
 import type { ScriptedModel } from './scripted-model';
+import { messageOf } from '../../src/core/errors';
 
 /** Where eval threads are stored: apart from the terminal's and from anything Slack has. */
 export const EVAL_CHANNEL = 'local:eval';
@@ -88,7 +89,7 @@ export async function runCase(agent: LocalAgent, evalCase: EvalCase, options: Ca
     } else {
       if (options.scripted) options.scripted.load([{ text: JSON.stringify(evalCase.judge_script) }]);
       const verdict = await judgeAnswer(options.judge, { criterion: evalCase.judge, question: evalCase.ask.at(-1)!.text, answer: last.answer }).catch(
-        (error: unknown) => ({ pass: false, reason: `the judge could not be asked (${error instanceof Error ? error.message : String(error)})` }),
+        (error: unknown) => ({ pass: false, reason: `the judge could not be asked (${messageOf(error)})` }),
       );
       judge = { ...verdict, model: options.judge.name };
     }

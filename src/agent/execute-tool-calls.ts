@@ -5,7 +5,7 @@ import type { Tool, ToolContext } from '../tools/tool';
 import { parseLenientJson, parseToolArguments } from '../tools/parse-arguments';
 import { previewOfResult, type RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
-import { errorCode } from '../core/errors';
+import { errorCode, messageOf } from '../core/errors';
 import { toolFailureContent, toolFailureSummary, type ToolFailure, type ToolFailureKind } from '../core/tool-failure';
 import type { ApprovalDecision, AwaitingCall } from '../core/approval';
 
@@ -129,7 +129,7 @@ async function run(p: Runnable, input: ExecuteToolCallsInput): Promise<ToolCallO
               kind: 'timed_out' as const,
               sentence: `timed out after ${formatSeconds(p.timeoutMs)}; try a smaller request (e.g. peek_file or search_file instead of load_file)`,
             }
-          : { kind: 'failed' as const, code: errorCode(error), sentence: error instanceof Error ? error.message : String(error) };
+          : { kind: 'failed' as const, code: errorCode(error), sentence: messageOf(error) };
     return record(input, failed(p.call, p.args, failure), p.args, p.started);
   }
 }

@@ -2,6 +2,7 @@ import type { ChatMessage, ChatModel, ChatResponse, ContentPart, TokenUsage, Too
 import { ModelError } from '../core/chat';
 import type { ApprovalDecision, AwaitingCall } from '../core/approval';
 import { toolFailureSummary } from '../core/tool-failure';
+import { messageOf, ThreadwiseError } from '../core/errors';
 import { executeToolCalls } from './execute-tool-calls';
 import type { RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
@@ -257,7 +258,7 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
       return response;
     } catch (error) {
       const hitDeadline = deadline?.aborted === true && !input.signal.aborted;
-      step({ error: hitDeadline ? 'stopped at the time limit' : error instanceof Error ? error.message : String(error) });
+      step({ error: hitDeadline ? 'stopped at the time limit' : messageOf(error) });
       if (streamed) onEvent({ type: 'text_reset' });
       if (hitDeadline) throw new DeadlineReached();
       throw error;
@@ -266,10 +267,10 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
 }
 
 /** The run's time cap cut a model call short. */
-class DeadlineReached extends Error {
+export class DeadlineReached extends ThreadwiseError<'deadline_reached'> {
   override readonly name = 'DeadlineReached';
   constructor() {
-    super('The answer’s time limit was reached while the model was working.');
+    super('deadline_reached', 'The answer’s time limit was reached while the model was working.');
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { WebClient, LogLevel, type Logger as SlackLogger } from '@slack/web-api';
 import { StartupError } from './startup-error';
+import { causesOf, codeOf, messageOf, slackErrorCode } from '../core/errors';
 
 const quiet: SlackLogger = {
   debug: () => {},
@@ -44,7 +45,7 @@ export async function checkSlackTokens(options: { apiUrl: string; botToken: stri
 }
 
 function describe(error: unknown, variable: string, apiUrl: string, fix: string): StartupError {
-  const code = (error as { data?: { error?: string } }).data?.error;
+  const code = slackErrorCode(error);
   if (code && REFUSED_TOKEN.has(code)) return new StartupError(`Slack refused ${variable} (${code}): ${fix}.`);
   if (code) return new StartupError(`Slack answered ${variable}’s check with "${code}" at ${apiUrl}: ${fix}.`);
   const status = (error as { statusCode?: number }).statusCode;
@@ -58,10 +59,6 @@ function describe(error: unknown, variable: string, apiUrl: string, fix: string)
 
 /** The innermost cause's code (ECONNREFUSED, ENOTFOUND…), or its message ("bad port"). */
 function networkCode(error: unknown): string {
-  let innermost: unknown = error;
-  for (let e: any = error; e; e = e.original ?? e.cause) {
-    if (typeof e.code === 'string' && !e.code.startsWith('slack_')) return e.code;
-    innermost = e;
-  }
-  return innermost instanceof Error ? innermost.message : String(innermost);
+  const chain = causesOf(error, (e: any) => e.original ?? e.cause);
+  return chain.map(codeOf).find((code) => code !== undefined && !code.startsWith('slack_')) ?? messageOf(chain.at(-1) ?? error);
 }

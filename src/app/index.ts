@@ -40,6 +40,7 @@ import { createMcpHub, loadMcpConfig } from '../mcp';
 import { expireWaitingApprovals, registerApprovalActions } from '../slack/approval-actions';
 import { countTokens } from '../context';
 import { raceWithSignal } from '../core/abort';
+import { codeOf, messageOf, slackErrorCode } from '../core/errors';
 import { StartupError } from './startup-error';
 import { defaultChannelSettings, effectiveChannelSettings, type EffectiveChannelSettings, type SettingsChoices } from '../config/channel-settings';
 import { createChannelSettingsResolver } from '../store/channel-settings-store';
@@ -166,7 +167,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
         if (ownsDatabase) await database.close();
         await mcp?.close();
         skills.close();
-        throw new StartupError(`could not read the deliveries a stopped process left in ${journalDir} (${error instanceof Error ? error.message : String(error)}): DATA_DIR must be readable and writable by this user.`);
+        throw new StartupError(`could not read the deliveries a stopped process left in ${journalDir} (${messageOf(error)}): DATA_DIR must be readable and writable by this user.`);
       }
     }
     receiver = createThreadedHttpReceiver({
@@ -397,7 +398,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     await mcp?.close();
     skills.close();
     if (ownsDatabase) await database.close();
-    throw new StartupError(error instanceof Error ? error.message : String(error));
+    throw new StartupError(messageOf(error));
   }
   worker.start();
   // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
@@ -460,6 +461,6 @@ const HOUSEKEEPING_MS = 60 * 60_000;
 const APPROVAL_SWEEP_MS = 15_000;
 
 function describeSlackError(error: unknown): string {
-  const code = (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code;
-  return code ?? (error instanceof Error ? error.message : String(error));
+  const code = slackErrorCode(error) ?? codeOf(error);
+  return code ?? messageOf(error);
 }

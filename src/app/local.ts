@@ -28,6 +28,7 @@ import { DataDirInUseError } from './database/data-dir-lock';
 import { openDatabaseWhenReachable } from './database/wait-for-database';
 import { createFileSearch } from './file-search';
 import { StartupError } from './startup-error';
+import { messageOf } from '../core/errors';
 
 export interface LocalOptions {
   logger: Logger;
@@ -53,7 +54,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     skills = await loadSkillLibrary(config.skillsDir, { watch: options.watchSkills ?? false, onWarning: (message) => logger.warn(message) });
   } catch (error) {
     if (error instanceof SkillLoadError) throw new StartupError(error.message);
-    throw new StartupError(`could not read the skills in ${config.skillsDir} (SKILLS_DIR): ${describe(error)}`);
+    throw new StartupError(`could not read the skills in ${config.skillsDir} (SKILLS_DIR): ${messageOf(error)}`);
   }
   let database: DatabaseHandle;
   try {
@@ -71,7 +72,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     if (error instanceof StartupError) throw error;
     if (error instanceof DataDirInUseError) throw new StartupError(error.message);
     const where = options.database === 'memory' ? 'an in-memory database' : config.storage.databaseUrl ? 'the database at DATABASE_URL' : `the database in ${config.storage.dataDir} (DATA_DIR)`;
-    throw new StartupError(`could not open ${where}: ${describe(error)}`);
+    throw new StartupError(`could not open ${where}: ${messageOf(error)}`);
   }
   const db = database.db;
   const owner = `${OWNER_PREFIX}${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -150,8 +151,4 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
       return closing;
     },
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -9,6 +9,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { ModelError, type ChatMessage, type ChatModel, type ChatRequest, type ChatResponse, type ToolCall } from '../core/chat';
 import type { Embedder } from '../search/embedder';
+import { causesOf, messageOf } from '../core/errors';
 
 export interface OpenAIChatModelOptions {
   apiKey: string;
@@ -185,7 +186,7 @@ export function toModelError(error: unknown, model: string): unknown {
     return new ModelError('bad_request', `The model endpoint refused the request: ${error.message}`, details);
   }
   // A stream that breaks off half-way surfaces from fetch's body reader, not as an APIError.
-  if (error instanceof Error && /terminated|socket|ECONNRESET|premature close|network|other side closed/i.test(`${error.message} ${String((error.cause as Error | undefined)?.message ?? '')}`)) {
+  if (error instanceof Error && /terminated|socket|ECONNRESET|premature close|network|other side closed/i.test(causesOf(error).map(messageOf).join(' '))) {
     return new ModelError('unavailable', `The connection to the model (${model}) broke off (${error.message}).`, { cause: error });
   }
   return error;
@@ -238,7 +239,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     try {
       response = await client.embeddings.create({ model: options.model, input: texts }, { signal });
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       throw new Error(`Embedding ${texts.length} texts with ${options.model} failed: ${reason}`, { cause: error });
     }
     // Servers may answer out of order; `index` says which input each vector belongs to.

@@ -5,6 +5,7 @@ import type { DatabaseHandle } from '../store/database';
 import type { DocumentExtractor } from '../documents';
 import { startConsole, type HealthSnapshot, type RunningConsole } from '../console/create-console';
 import { raceWithSignal } from '../core/abort';
+import { messageOf } from '../core/errors';
 
 export interface ConsoleParts {
   database: DatabaseHandle;
@@ -25,7 +26,7 @@ export async function startOperatorConsole(config: Config, parts: ConsoleParts):
       await raceWithSignal(parts.database.ping(), AbortSignal.timeout(5_000));
       database = { ok: true, latencyMs: performance.now() - started };
     } catch (error) {
-      database = { ok: false, error: error instanceof Error ? error.message : String(error) };
+      database = { ok: false, error: messageOf(error) };
     }
     return {
       database,

@@ -26,6 +26,7 @@ import { healthBody, type HealthSnapshot } from './pages/health-page';
 import { LIVE_SCRIPT, liveBody, liveHead, liveRows } from './pages/live-page';
 import { signInBody } from './pages/sign-in-page';
 import { createBoundedCache } from '../core/bounded-cache';
+import { messageOf } from '../core/errors';
 
 export type { HealthSnapshot };
 
@@ -92,7 +93,7 @@ export function createConsole(deps: ConsoleDependencies): Hono {
   app.use('*', requireSession(auth, now));
   app.onError((error, c) => {
     deps.logger.error('console page failed', { path: new URL(c.req.url).pathname, error });
-    return c.html(page({ title: 'Something went wrong', body: html`<p>This page could not be built: ${error instanceof Error ? error.message : String(error)}. The bot itself is not affected; try again, or see the Health page.</p>` }), 500);
+    return c.html(page({ title: 'Something went wrong', body: html`<p>This page could not be built: ${messageOf(error)}. The bot itself is not affected; try again, or see the Health page.</p>` }), 500);
   });
 
   app.get('/console.css', (c) => c.body(STYLESHEET, 200, { 'content-type': 'text/css; charset=utf-8' }));

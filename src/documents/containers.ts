@@ -13,6 +13,7 @@ import { loadJsdom } from './libraries';
 import { checkZipSizes } from './office-container';
 import { corruptError, encryptedError, noTextError } from './read-errors';
 import type { ExtractLimits } from './task';
+import { messageOf } from '../core/errors';
 
 /** Entries listed per archive at most; an archive of 100,000 files is listed in part, and says so. */
 const MAX_ENTRIES = 1_000;
@@ -95,7 +96,7 @@ export function listZip(bytes: Uint8Array, name: string, limits: ExtractLimits):
       }
       if (listing.some((entry) => ARCHIVE.test(entry.path))) notes.push(`archives inside ${inner} are listed, not opened (one level of nesting)`);
     } catch (error) {
-      notes.push(`${inner} could not be opened: ${error instanceof Error ? error.message : String(error)}`);
+      notes.push(`${inner} could not be opened: ${messageOf(error)}`);
     }
   }
   if (total > entries.length) notes.push(`${formatCount(total - entries.length)} of ${formatCount(total)} entries not listed (at most ${formatCount(MAX_ENTRIES)})`);

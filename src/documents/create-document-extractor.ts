@@ -14,6 +14,7 @@ import { checkOcrLanguages } from './ocr-languages';
 import { emptyFileError, outOfMemoryError, timeoutError, unsupportedError } from './read-errors';
 import { createSlots } from '../core/slots';
 import { defaultLimits, type ExtractLimits, type ExtractTask, type TaskOutcome, type WorkerSettings } from './task';
+import { codeOf } from '../core/errors';
 
 export interface ExtractInput {
   /**
@@ -228,7 +229,7 @@ function ownsWholeBuffer(bytes: Uint8Array): boolean {
 }
 
 function isOutOfMemory(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY';
+  return codeOf(error) === 'ERR_WORKER_OUT_OF_MEMORY';
 }
 
 function usableOcr(settings: OcrSettings | undefined): OcrSettings {

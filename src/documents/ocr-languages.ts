@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readlinkSync, symlinkSync, unlinkSync } from 'no
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { codeOf } from '../core/errors';
 
 const require = createRequire(import.meta.url);
 
@@ -87,7 +88,7 @@ function linkInto(folder: string, name: string, target: string): void {
   try {
     symlinkSync(target, link);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if (codeOf(error) !== 'EEXIST') throw error;
   }
 }
 

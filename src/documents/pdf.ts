@@ -18,6 +18,7 @@ import {
 } from './pdf-images';
 import { ocrNote, startOcrEngine, type OcrSettings, type RecognisedText } from './ocr';
 import { corruptError, emptyFileError, encryptedError, noTextLayerError } from './read-errors';
+import { asError } from '../core/errors';
 
 function pageMarker(pageNumber: number): string {
   return `--- page ${pageNumber} ---`;
@@ -191,7 +192,7 @@ function classifyPdfError(error: unknown, name: string, endsProperly: boolean): 
   if (kind === 'InvalidPDFException' || kind === 'FormatError' || kind === 'UnknownErrorException') {
     return corruptError(name, endsProperly ? 'its PDF structure is invalid' : 'the file is cut off before its end', error);
   }
-  return error instanceof Error ? error : new Error(String(error));
+  return asError(error);
 }
 
 /** A complete PDF ends with "%%EOF" (give or take trailing junk); a truncated upload does not. */

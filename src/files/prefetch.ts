@@ -9,6 +9,7 @@ import { isImageFile } from '../core/file-kinds';
 import { isContainedFile } from './contained-file-key';
 import { mapConcurrently } from '../core/map-concurrently';
 import { FileReadError, type ThreadFile } from '../core/thread-file';
+import { messageOf } from '../core/errors';
 
 export interface PrefetchOptions {
   /** Files read at once. Default 2, the extractor's default worker count: more would only queue. */
@@ -38,7 +39,7 @@ export async function prefetchThreadFiles(
       await access.readText(file.id, options.signal);
       result.read.push(file.id);
     } catch (error) {
-      result.failed.push({ id: file.id, reason: error instanceof Error ? error.message : String(error) });
+      result.failed.push({ id: file.id, reason: messageOf(error) });
       // A FileReadError is an answer about the file (cached when lasting); anything else is worth a look.
       const fields = { fileId: file.id, slackFileId: file.slackFileId, error };
       if (error instanceof FileReadError) options.logger?.info('a prefetched file is unreadable', { ...fields, code: error.code });

@@ -3,6 +3,8 @@
  * redactor that knows the configured secrets and Slack/OpenAI token shapes. File contents are never logged by
  * callers; the redactor is the net under that rule, not the rule.
  */
+import { ThreadwiseError } from '../core/errors';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -87,7 +89,9 @@ export function createLogger(options: {
 function errorReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) {
     const withCode = value as Error & { code?: unknown; kind?: unknown };
-    return { name: value.name, message: value.message, code: withCode.code ?? withCode.kind, stack: value.stack };
+    // A threadwise error's context (which file, thread, server) is what makes its line findable.
+    const context = value instanceof ThreadwiseError && Object.keys(value.context).length > 0 ? { context: value.context } : {};
+    return { name: value.name, message: value.message, code: withCode.code ?? withCode.kind, ...context, stack: value.stack };
   }
   return value;
 }

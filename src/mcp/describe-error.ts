@@ -6,6 +6,7 @@
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { causesOf, codeOf, messageOf } from '../core/errors';
 
 export type ErrorKind = 'unreachable' | 'timeout' | 'session_expired' | 'server_error';
 
@@ -61,7 +62,7 @@ export function describeError(error: unknown, hadSession = false): DescribedErro
   }
   const network = networkReason(error);
   if (network) return { kind: 'unreachable', reason: network };
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = codeOf(error);
   if (code === 'ENOENT' && (error as NodeJS.ErrnoException).syscall?.startsWith('spawn')) {
     return { kind: 'unreachable', reason: `the command ${(error as NodeJS.ErrnoException).path ?? ''} was not found; check "command" in mcp.json and PATH` };
   }
@@ -69,8 +70,7 @@ export function describeError(error: unknown, hadSession = false): DescribedErro
     return { kind: 'unreachable', reason: `the command ${(error as NodeJS.ErrnoException).path ?? ''} cannot be run (permission denied)` };
   }
   if (error instanceof Error && error.name === 'ZodError') return { kind: 'server_error', reason: 'the server answered with something that is not valid MCP' };
-  if (error instanceof Error) return { kind: 'server_error', reason: firstLine(error.message) };
-  return { kind: 'server_error', reason: firstLine(String(error)) };
+  return { kind: 'server_error', reason: firstLine(messageOf(error)) };
 }
 
 /** The SDK puts the response body after "endpoint: "; a short, one-line piece of it often says what is wrong. */
@@ -82,12 +82,11 @@ function responseBody(message: string): string {
 
 /** fetch() fails with "fetch failed" and the real reason in `cause` (an undici or system error). */
 function networkReason(error: unknown): string | undefined {
-  for (let current: unknown = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && NETWORK_CODES[code]) return NETWORK_CODES[code];
-  }
+  const chain = causesOf(error);
+  const known = chain.slice(0, 4).map(codeOf).find((code) => code !== undefined && Object.hasOwn(NETWORK_CODES, code));
+  if (known) return NETWORK_CODES[known];
   if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
-    const cause = (error as { cause?: unknown }).cause;
+    const cause = chain[1];
     return cause instanceof Error && cause.message ? `connection failed (${firstLine(cause.message)})` : 'connection failed';
   }
   return undefined;

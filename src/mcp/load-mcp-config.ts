@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseMcpConfig, type McpConfigResult } from './mcp-config';
+import { codeOf, messageOf } from '../core/errors';
 
 export const DEFAULT_MCP_CONFIG_FILE = 'mcp.json';
 
@@ -25,12 +26,12 @@ export async function loadMcpConfig({ path, env, cwd = process.cwd() }: LoadMcpC
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === 'ENOENT' && !explicit) return { ok: true, config: { servers: [], secrets: [] } };
     if (code === 'ENOENT') return { ok: false, problems: [`MCP_CONFIG names ${shown}, which does not exist (looked at ${file}); fix the path or unset MCP_CONFIG`] };
     if (code === 'EISDIR') return { ok: false, problems: [`${shown} is a folder; MCP_CONFIG must name a JSON file`] };
     if (code === 'EACCES') return { ok: false, problems: [`${shown} cannot be read (permission denied); let the user running threadwise read it`] };
-    return { ok: false, problems: [`${shown} cannot be read: ${error instanceof Error ? error.message : String(error)}`] };
+    return { ok: false, problems: [`${shown} cannot be read: ${messageOf(error)}`] };
   }
   return parseMcpConfig(text, env, shown);
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { expandVariables } from './expand-variables';
 import { MAX_SERVER_NAME_LENGTH, sanitiseNamePart, SERVER_TOOL_SEPARATOR } from './tool-names';
+import { messageOf } from '../core/errors';
 
 export type McpTransportConfig =
   | {
@@ -286,7 +287,7 @@ function preview(value: unknown): string {
 
 /** JSON.parse's message, with a line and column instead of a character offset. */
 function describeJsonError(error: unknown, text: string): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   const position = /at position (\d+)/.exec(message);
   if (!position) return message;
   const offset = Number(position[1]);

@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ThreadwiseError, type ThreadwiseErrorOptions } from '../core/errors';
 import type { McpServerConfig } from './mcp-config';
 import { ProcessGroupStdioTransport } from './stdio-transport';
 
@@ -29,8 +30,11 @@ export interface OpenClientOptions {
   signal?: AbortSignal;
 }
 
-export class ConnectTimeoutError extends Error {
+export class ConnectTimeoutError extends ThreadwiseError<'mcp_connect_timeout'> {
   override readonly name = 'ConnectTimeoutError';
+  constructor(message: string, options?: ThreadwiseErrorOptions) {
+    super('mcp_connect_timeout', message, options);
+  }
 }
 
 export async function openClient(server: McpServerConfig, options: OpenClientOptions): Promise<OpenedClient> {
@@ -64,7 +68,7 @@ async function connect(transport: Transport, kind: TransportKind, options: OpenC
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectTimeoutError(`no answer within ${Math.round(options.timeoutMs / 1000)} s`)), options.timeoutMs);
+    timer = setTimeout(() => reject(new ConnectTimeoutError(`no answer within ${Math.round(options.timeoutMs / 1000)} s`, { context: { timeoutMs: options.timeoutMs } })), options.timeoutMs);
     onAbort = () => reject(new Error('closed while connecting'));
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });

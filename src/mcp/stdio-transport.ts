@@ -11,6 +11,7 @@ import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { asError, codeOf } from '../core/errors';
 
 export interface StdioServerProcess {
   command: string;
@@ -91,7 +92,7 @@ export class ProcessGroupStdioTransport implements Transport {
             this.onmessage?.(message);
           }
         } catch (error) {
-          this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          this.onerror?.(asError(error));
         }
       });
       this.readStderr(child);
@@ -188,7 +189,7 @@ async function groupAlive(pgid: number): Promise<boolean> {
   try {
     process.kill(-pgid, 0);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    if (codeOf(error) !== 'EPERM') return false;
   }
   if (process.platform !== 'linux') return true;
   try {

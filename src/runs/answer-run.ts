@@ -5,6 +5,7 @@
  */
 import type { BotIdentity } from '../conversation';
 import { summarizeRunSteps, type RunStepRecord } from '../core/run-step';
+import { messageOf } from '../core/errors';
 import { costOfTokens, type ModelPrices } from '../core/model-prices';
 import type { RunObservation, RunObserver } from '../core/run-observer';
 import type { Logger } from '../logging/logger';
@@ -59,7 +60,7 @@ export function createRunExecutor(deps: RunDependencies) {
       observation?.finished({ ...outcome, status: outcome.status });
       return outcome;
     } catch (error) {
-      observation?.finished({ status: 'interrupted', error: error instanceof Error ? error.message : String(error) });
+      observation?.finished({ status: 'interrupted', error: messageOf(error) });
       throw error;
     }
   };
@@ -165,7 +166,7 @@ export function createRunExecutor(deps: RunDependencies) {
         return [] as string[];
       });
       if (answerTs.length) await deps.ledger.recordAnswer(run.id, answerTs).catch(() => {});
-      return { status: 'failed', error: error instanceof Error ? error.message : String(error), answerTs, ...totals() };
+      return { status: 'failed', error: messageOf(error), answerTs, ...totals() };
     } finally {
       await deps.ledger.recordSteps(run.id, steps).catch((error) => log.warn('could not record run steps', { error }));
     }

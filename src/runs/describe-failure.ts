@@ -1,4 +1,5 @@
 import { ModelError } from '../core/chat';
+import { slackErrorCode } from '../core/errors';
 import { FileReadError } from '../core/thread-file';
 
 /**
@@ -23,7 +24,7 @@ export function describeFailure(error: unknown): string {
     }
   }
   if (error instanceof FileReadError) return error.message;
-  const slackCode = (error as { data?: { error?: string } } | undefined)?.data?.error;
+  const slackCode = slackErrorCode(error);
   if (slackCode) {
     return `Sorry — Slack refused something I needed (${slackCode}), so I couldn’t finish. Please try again; if it keeps happening, tell the team that runs me.`;
   }

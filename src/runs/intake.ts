@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger';
 import type { Trigger } from './trigger';
 import type { AccessPolicy, AccessRefusal } from './access-policy';
 import { admitMessages, type Admission, type IntakeItem } from './admit-messages';
+import { causesOf, codeOf } from '../core/errors';
 
 export type { IntakeItem } from './admit-messages';
 
@@ -265,9 +266,5 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * a constraint): retrying the same message cannot succeed. Connection errors carry other codes, or none.
  */
 function isRefusedByDatabase(error: unknown): boolean {
-  for (let cause = error; cause; cause = (cause as { cause?: unknown }).cause) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code)) return true;
-  }
-  return false;
+  return causesOf(error).some((cause) => /^2[23][0-9A-Z]{3}$/.test(codeOf(cause) ?? ''));
 }

@@ -2,6 +2,7 @@ import type { Database } from '../store/database';
 import { claimNextRun, finishRun, releaseLease, renewLease, type RunOutcome, type RunRow } from '../store/run-store';
 import type { Logger } from '../logging/logger';
 import { RunInterrupted } from './run-interrupted';
+import { messageOf } from '../core/errors';
 
 export interface RunWorkerOptions {
   db: Database;
@@ -123,7 +124,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
           log.warn('run interrupted; left for recovery', { reason: reason.kind });
           return;
         }
-        outcome = { status: reason instanceof RunInterrupted ? 'cancelled' : 'failed', error: error instanceof Error ? error.message : String(error) };
+        outcome = { status: reason instanceof RunInterrupted ? 'cancelled' : 'failed', error: messageOf(error) };
         if (outcome.status === 'failed') log.error('run failed', { error });
       } finally {
         clearInterval(heartbeat);

@@ -7,6 +7,7 @@ import { toCjkBigrams } from './cjk-bigrams';
 import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { chooseChunkConfig, guessTextSearchLanguage, type TextSearchConfig } from '../text/language';
+import { messageOf } from '../core/errors';
 
 export interface IndexOptions {
   /** When set (OPENAI_EMBEDDING_MODEL), chunks are embedded once and the vectors kept beside them. */
@@ -68,7 +69,7 @@ export async function indexDocument(
       result.embedded = await embedMissingChunks(db, contentHash, options.embedder, options.signal);
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      result.embeddingError = error instanceof Error ? error.message : String(error);
+      result.embeddingError = messageOf(error);
     }
   }
   return result;

@@ -3,6 +3,7 @@ import { FolderSkillLibrary, type SkillLibrary } from './skill-library';
 import { openSkillRoot } from './skill-root';
 import { scanSkills } from './scan-skills';
 import { watchSkillsFolder } from './watch-skills';
+import { messageOf } from '../core/errors';
 
 export { formatSkillList } from './format-skill-list';
 export { SkillLoadError, SkillReadError, type SkillProblem, type SkillReadErrorCode } from './skill-errors';
@@ -35,15 +36,11 @@ export async function loadSkillLibrary(dir: string, options: SkillLibraryOptions
     const stop = watchSkillsFolder(root.dir, {
       debounceMs: options.debounceMs ?? 150,
       onChange: () => {
-        library.refresh().catch((error: unknown) => onWarning(`skills: reloading failed (${describe(error)})`));
+        library.refresh().catch((error: unknown) => onWarning(`skills: reloading failed (${messageOf(error)})`));
       },
       onError: onWarning,
     });
     library.watchWith(stop);
   }
   return library;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import type { SkillSummary } from './types';
+import { messageOf } from '../core/errors';
 
 export const SKILL_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]*$/;
 /** Descriptions ride along in every prompt; a long one costs tokens on every turn of every thread. */
@@ -35,7 +36,7 @@ export function parseSkillFile(text: string, folder: string): ParseSkillResult {
   try {
     data = parseYaml(match[1] ?? '');
   } catch (error) {
-    const reason = error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
+    const reason = messageOf(error).split('\n')[0]!;
     return fail(`front matter is not valid YAML (${reason})`);
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {

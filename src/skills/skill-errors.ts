@@ -1,3 +1,5 @@
+import { ThreadwiseError, type ThreadwiseErrorOptions } from '../core/errors';
+
 /** One thing wrong with one file, in words an operator can act on. */
 export interface SkillProblem {
   /** As the operator would type it: "skills/jira/SKILL.md". */
@@ -13,14 +15,16 @@ export function formatSkillProblem(problem: SkillProblem): string {
  * Start-up stops on this: a broken skill would otherwise surface only when the model asks for it, mid-answer.
  * The message lists every problem, one a line, so one restart is enough to fix them all.
  */
-export class SkillLoadError extends Error {
+export class SkillLoadError extends ThreadwiseError<'skills_invalid'> {
   override readonly name = 'SkillLoadError';
   constructor(
     readonly dir: string,
     readonly problems: SkillProblem[],
   ) {
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-    super(`Skills in ${dir} could not be loaded (${count}):\n${problems.map(formatSkillProblem).join('\n')}`);
+    super('skills_invalid', `Skills in ${dir} could not be loaded (${count}):\n${problems.map(formatSkillProblem).join('\n')}`, {
+      context: { dir, files: problems.map((problem) => problem.file) },
+    });
   }
 }
 
@@ -33,12 +37,9 @@ export type SkillReadErrorCode =
   | 'folder'; // a folder was named where a file was expected
 
 /** A load_skill request that cannot be served. The message is written for the model to act on. */
-export class SkillReadError extends Error {
+export class SkillReadError extends ThreadwiseError<SkillReadErrorCode> {
   override readonly name = 'SkillReadError';
-  constructor(
-    readonly code: SkillReadErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: SkillReadErrorCode, message: string, options?: ThreadwiseErrorOptions) {
+    super(code, message, options);
   }
 }

@@ -1,6 +1,7 @@
 import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { SkillReadError } from './skill-errors';
+import { codeOf } from '../core/errors';
 
 /** What load_skill was asked for, split into the skill's name and the path inside its folder. */
 export interface SkillRequest {
@@ -70,7 +71,7 @@ export async function resolveInsideRoot(realRoot: string, candidate: string, sho
 }
 
 export function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = codeOf(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 

@@ -1,4 +1,5 @@
 import { watch, type FSWatcher } from 'node:fs';
+import { messageOf } from '../core/errors';
 
 export interface SkillWatchOptions {
   /** Editors write a file in several steps (truncate, write, rename); wait for them to settle. */
@@ -27,18 +28,14 @@ export function watchSkillsFolder(dir: string, options: SkillWatchOptions): () =
     watcher = watch(dir, { recursive: true }, schedule);
   } catch (error) {
     // Without recursive support, changes to top-level folders are still seen; reads check files themselves.
-    options.onError(`skills: watching ${dir} recursively is not supported here (${describe(error)}); watching its top level only`);
+    options.onError(`skills: watching ${dir} recursively is not supported here (${messageOf(error)}); watching its top level only`);
     watcher = watch(dir, schedule);
   }
-  watcher.on('error', (error) => options.onError(`skills: watching ${dir} failed (${describe(error)}); reads still pick up edits`));
+  watcher.on('error', (error) => options.onError(`skills: watching ${dir} failed (${messageOf(error)}); reads still pick up edits`));
   watcher.unref();
 
   return () => {
     if (timer) clearTimeout(timer);
     watcher.close();
   };
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

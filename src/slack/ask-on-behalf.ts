@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { WebClient } from '@slack/web-api';
 import { QUESTION_EVENT } from '../conversation';
+import { slackErrorCode, ThreadwiseError } from '../core/errors';
 import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import { questionLine } from '../runs/trigger';
@@ -83,10 +84,13 @@ export async function askOnBehalf(client: WebClient, deps: QuestionDependencies,
   }
 }
 
-export class QuestionNotRecorded extends Error {
+export class QuestionNotRecorded extends ThreadwiseError<'question_not_recorded'> {
+  override readonly name = 'QuestionNotRecorded';
   constructor(question: Pick<RecordedQuestion, 'channelId'>, cause: unknown) {
-    super(`could not record a question for ${question.channelId}: the database did not answer`, { cause });
-    this.name = 'QuestionNotRecorded';
+    super('question_not_recorded', `could not record a question for ${question.channelId}: the database did not answer`, {
+      cause,
+      context: { channel: question.channelId },
+    });
   }
 }
 
@@ -186,9 +190,4 @@ export async function recoverQuestions(client: WebClient, deps: QuestionDependen
       else deps.logger.warn('could not pick up an unfinished question; trying again later', { ...where, error });
     }
   }
-}
-
-/** Slack's error code of a failed Web API call, if it has one. */
-export function slackErrorCode(error: unknown): string | undefined {
-  return (error as { data?: { error?: string } }).data?.error;
 }

@@ -7,7 +7,8 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger';
 import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
-import { askOnBehalf, QuestionNotRecorded, slackErrorCode } from './ask-on-behalf';
+import { slackErrorCode } from '../core/errors';
+import { askOnBehalf, QuestionNotRecorded } from './ask-on-behalf';
 import type { ViewHost } from './settings-surface';
 
 export const MESSAGE_SHORTCUT_ID = 'threadwise_ask_message';

@@ -3,6 +3,7 @@ import type { Database } from './database';
 import { rowsOf } from './database';
 import { runs, runSteps, feedback } from './schema';
 import type { RunStepRecord } from '../core/run-step';
+import { causesOf, codeOf } from '../core/errors';
 
 export type RunRow = typeof runs.$inferSelect;
 
@@ -294,6 +295,5 @@ export async function listFeedback(db: Database, runId: number) {
 
 /** Unique-constraint violations look different per driver (PGlite: cause.code, postgres.js: code). */
 export function isUniqueViolation(error: unknown): boolean {
-  for (let e: any = error; e; e = e.cause) if (e.code === '23505') return true;
-  return false;
+  return causesOf(error).some((e) => codeOf(e) === '23505');
 }

@@ -1,5 +1,6 @@
 /** `npm run chat -- [--file PATH]… [--json] ["question"]`, parsed with node:util's parseArgs. */
 import { parseArgs } from 'node:util';
+import { codeOf, messageOf, ThreadwiseError, type ThreadwiseErrorOptions } from '../core/errors';
 
 export interface ChatArgs {
   files: string[];
@@ -21,8 +22,11 @@ With a question: one answer on stdout, status on stderr, exit 0 (non-zero with a
 Without one: a conversation; type /help in it for its commands (/file, /files, /skills, /reset, /exit).`;
 
 /** A command line that cannot be run; the message is the sentence to show. */
-export class ChatUsageError extends Error {
+export class ChatUsageError extends ThreadwiseError<'chat_usage'> {
   override readonly name = 'ChatUsageError';
+  constructor(message: string, options?: ThreadwiseErrorOptions) {
+    super('chat_usage', message, options);
+  }
 }
 
 export function parseChatArgs(argv: string[]): ChatArgs {
@@ -39,7 +43,7 @@ export function parseChatArgs(argv: string[]): ChatArgs {
       strict: true,
     });
   } catch (error) {
-    throw new ChatUsageError(describeParseError(error));
+    throw new ChatUsageError(describeParseError(error), { cause: error });
   }
   const question = parsed.positionals.join(' ').trim();
   return {
@@ -51,8 +55,8 @@ export function parseChatArgs(argv: string[]): ChatArgs {
 }
 
 function describeParseError(error: unknown): string {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const code = codeOf(error);
+  const message = messageOf(error);
   const option = /'(-{1,2}[\w-]+)/.exec(message)?.[1] ?? 'an option';
   if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
     return `there is no option ${option} (npm run chat -- --help lists them); a question that starts with "-" goes last, after --.`;

@@ -20,6 +20,7 @@ import { createFreshThread, listThreadMessages, saveThreadMessage } from '../sto
 import { startUnleasedRun } from '../store/unleased-runs';
 import { silentDisplay, type AnswerDisplay } from './answer-display';
 import type { LocalFile } from './local-file';
+import { messageOf } from '../core/errors';
 
 export interface Person {
   /** `local:<name>`. */
@@ -227,7 +228,7 @@ export function createLocalEdge(options: LocalEdgeOptions) {
         } catch (error) {
           // The executor reports its own failures as outcomes; this is what it could not (a lost database, a tool
           // call that needed an approval nobody here can give).
-          outcome = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+          outcome = { status: 'failed', error: messageOf(error) };
         } finally {
           active.delete(run.id);
         }

@@ -11,6 +11,7 @@ import { displayFileName, FileReadError, type ThreadFile } from '../core/thread-
 import { fileReadError } from '../files/describe-file-error';
 import type { FileObjects, FileSource } from '../files/file-source';
 import { showImageBytes } from '../files/show-image-bytes';
+import { codeOf } from '../core/errors';
 
 export interface LocalFileSourceOptions {
   /** The file objects of the thread's messages; their `url_private` is a file: URL. */
@@ -63,7 +64,7 @@ export function createLocalFileSource(options: LocalFileSourceOptions): FileSour
 /** A file system error → the sentence for the person who named the file. */
 function describeDiskError(file: ThreadFile, path: string, error: unknown): unknown {
   if (error instanceof FileReadError) return error;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = codeOf(error);
   const name = displayFileName(file.name);
   if (code === 'ENOENT' || code === 'ENOTDIR') {
     return new FileReadError('deleted', `I can't open ${name}: it is no longer at ${path} (moved or deleted since it was added).`, { cause: error });

@@ -12,14 +12,18 @@ import { randomBytes } from 'node:crypto';
 import { open, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { codeOf, messageOf, ThreadwiseError, type ThreadwiseErrorOptions } from '../core/errors';
 import { formatBytes } from '../core/format';
 import { detectDocumentKind, type DocumentKind } from '../documents';
 import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from '../files/image-format';
 import type { SlackFileObject } from '../core/slack-file';
 
 /** A path the person gave that cannot be added; the message is the sentence to show them. */
-export class LocalFileError extends Error {
+export class LocalFileError extends ThreadwiseError<'local_file_refused'> {
   override readonly name = 'LocalFileError';
+  constructor(message: string, options?: ThreadwiseErrorOptions) {
+    super('local_file_refused', message, options);
+  }
 }
 
 export interface LocalFile {
@@ -58,7 +62,7 @@ export async function describeLocalFile(given: string, options: { cwd?: string; 
     real = await realpath(resolved);
     info = await stat(real);
   } catch (error) {
-    throw new LocalFileError(describeDiskError(shown, error));
+    throw new LocalFileError(describeDiskError(shown, error), { cause: error, context: { file: shown } });
   }
   if (info.isDirectory()) throw new LocalFileError(`${shown} is a folder; name a file in it.`);
   if (!info.isFile()) throw new LocalFileError(`${shown} is not a regular file.`);
@@ -71,7 +75,7 @@ export async function describeLocalFile(given: string, options: { cwd?: string; 
   try {
     head = await readHead(real);
   } catch (error) {
-    throw new LocalFileError(describeDiskError(shown, error));
+    throw new LocalFileError(describeDiskError(shown, error), { cause: error, context: { file: shown } });
   }
   const name = path.basename(real);
   const kind = detectDocumentKind(head, name);
@@ -128,9 +132,9 @@ function expandHome(given: string): string {
 }
 
 function describeDiskError(shown: string, error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = codeOf(error);
   if (code === 'ENOENT' || code === 'ENOTDIR') return `There is no file at ${shown}.`;
   if (code === 'EACCES' || code === 'EPERM') return `threadwise may not read ${shown} (permission denied).`;
   if (code === 'ELOOP') return `${shown} is a symbolic link that leads in a circle.`;
-  return `threadwise could not open ${shown}: ${error instanceof Error ? error.message : String(error)}.`;
+  return `threadwise could not open ${shown}: ${messageOf(error)}.`;
 }

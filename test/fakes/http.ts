@@ -5,6 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { asError } from '../../src/core/errors';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
@@ -104,7 +105,7 @@ export class Waiters {
         try {
           if (check()) done();
         } catch (error) {
-          done(error instanceof Error ? error : new Error(String(error)));
+          done(asError(error));
         }
       };
       const timer = setTimeout(() => done(new Error(`timed out after ${timeoutMs} ms; ${describe()}`)), timeoutMs);

@@ -7,9 +7,13 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { codeOf, ThreadwiseError, type ThreadwiseErrorOptions } from '../../core/errors';
 
-export class DataDirInUseError extends Error {
+export class DataDirInUseError extends ThreadwiseError<'data_dir_in_use'> {
   override readonly name = 'DataDirInUseError';
+  constructor(message: string, options?: ThreadwiseErrorOptions) {
+    super('data_dir_in_use', message, options);
+  }
 }
 
 /**
@@ -31,12 +35,13 @@ export function lockDataDir(dir: string): () => void {
         }
       };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (codeOf(error) !== 'EEXIST') throw error;
     }
     const holder = readHolder(file);
     if (holder && holder.host === hostname() && holder.pid !== process.pid && isAlive(holder.pid)) {
       throw new DataDirInUseError(
         `the embedded database in ${dir} is open in another process (pid ${holder.pid}${holder.command ? `: ${holder.command}` : ''}); it allows one process at a time. Stop that one, give this one its own DATA_DIR, or use DATABASE_URL.`,
+        { context: { dir, pid: holder.pid } },
       );
     }
     // A stale lock (its process is gone, or it is unreadable): take it over.
@@ -46,7 +51,7 @@ export function lockDataDir(dir: string): () => void {
       // another process took it over first; the next attempt sees who
     }
   }
-  throw new DataDirInUseError(`could not take the lock on the embedded database in ${dir}; try again.`);
+  throw new DataDirInUseError(`could not take the lock on the embedded database in ${dir}; try again.`, { context: { dir } });
 }
 
 function readHolder(file: string): { pid: number; host: string; command?: string } | undefined {
@@ -64,6 +69,6 @@ function isAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return codeOf(error) === 'EPERM';
   }
 }

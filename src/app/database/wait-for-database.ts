@@ -3,6 +3,7 @@ import type { DatabaseHandle, DatabaseLocation } from '../../store/database';
 import type { Logger } from '../../logging/logger';
 import { StartupError } from '../startup-error';
 import { DataDirInUseError } from './data-dir-lock';
+import { causesOf, codeOf, messageOf } from '../../core/errors';
 
 /**
  * Errors that mean "not reachable (yet)": a restarting or still-starting PostgreSQL, a host name that does not
@@ -39,8 +40,7 @@ const WHAT_IT_MEANS: Record<string, string> = {
 };
 
 export function isDatabaseUnreachable(error: unknown): boolean {
-  for (let e: any = error; e; e = e.cause) if (UNREACHABLE.has(e.code) || UNREACHABLE.has(e.errno)) return true;
-  return false;
+  return causesOf(error).some((e: any) => UNREACHABLE.has(e.code) || UNREACHABLE.has(e.errno));
 }
 
 /**
@@ -63,12 +63,12 @@ export async function openDatabaseWhenReachable(location: DatabaseLocation, logg
         // Its own sentence names DATA_DIR and the fix already.
         if (error instanceof DataDirInUseError) throw new StartupError(error.message);
         throw new StartupError(
-          `DATA_DIR: could not open the embedded database in ${location.dataDir ?? 'memory'} (${messageOf(error)}); check that the folder is writable and that no other threadwise process uses it, or set DATABASE_URL`,
+          `DATA_DIR: could not open the embedded database in ${location.dataDir ?? 'memory'} (${redactedMessageOf(error)}); check that the folder is writable and that no other threadwise process uses it, or set DATABASE_URL`,
         );
       }
       const where = describeServer(location.url);
       if (!isDatabaseUnreachable(error)) throw misconfigured(error, where);
-      const code = codeOf(error);
+      const code = firstCodeOf(error);
       if (Date.now() >= deadline) {
         const meaning = WHAT_IT_MEANS[code] ? `${code}: ${WHAT_IT_MEANS[code]}` : code;
         throw new StartupError(
@@ -84,14 +84,14 @@ export async function openDatabaseWhenReachable(location: DatabaseLocation, logg
 
 /** The server answered and said no: waiting will not help. */
 function misconfigured(error: unknown, where: string): StartupError {
-  const code = codeOf(error);
+  const code = firstCodeOf(error);
   if (code === '28P01' || code === '28000') {
     return new StartupError(`DATABASE_URL: PostgreSQL at ${where} refused the login (${code}); check the user and password in DATABASE_URL`);
   }
   if (code === '3D000') {
-    return new StartupError(`DATABASE_URL: ${messageOf(error)} at ${where}; create it (createdb) or fix the database name in DATABASE_URL`);
+    return new StartupError(`DATABASE_URL: ${redactedMessageOf(error)} at ${where}; create it (createdb) or fix the database name in DATABASE_URL`);
   }
-  return new StartupError(`DATABASE_URL: could not open PostgreSQL at ${where} (${code}: ${messageOf(error)}); check DATABASE_URL`);
+  return new StartupError(`DATABASE_URL: could not open PostgreSQL at ${where} (${code}: ${redactedMessageOf(error)}); check DATABASE_URL`);
 }
 
 export function describeServer(url: string): string {
@@ -103,13 +103,13 @@ export function describeServer(url: string): string {
   }
 }
 
-function codeOf(error: unknown): string {
-  for (let e: any = error; e; e = e.cause) if (typeof e.code === 'string') return e.code;
-  return 'unknown error';
+/** The first code down the cause chain (drivers wrap the system error that says why), for the sentence. */
+function firstCodeOf(error: unknown): string {
+  return causesOf(error).map(codeOf).find((code) => code !== undefined) ?? 'unknown error';
 }
 
 /** The error's message, without anything that looks like a URL with credentials. */
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
+function redactedMessageOf(error: unknown): string {
+  const text = messageOf(error);
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@').split('\n')[0]!;
 }

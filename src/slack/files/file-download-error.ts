@@ -1,8 +1,10 @@
+import { ThreadwiseError } from '../../core/errors';
+
 /**
  * A download that failed for a reason of the moment (Slack down, rate limited, a refused host), as opposed to a
  * FileReadError, which says something lasting about the file. Never cached: the next question tries again.
  */
-export class FileDownloadError extends Error {
+export class FileDownloadError extends ThreadwiseError<'download_failed'> {
   override readonly name = 'FileDownloadError';
   constructor(
     /** The file's name, for logs and for whoever shows the message. */
@@ -13,6 +15,6 @@ export class FileDownloadError extends Error {
     readonly status?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('download_failed', message, { ...options, context: { file: fileName, ...(status === undefined ? {} : { status }) } });
   }
 }

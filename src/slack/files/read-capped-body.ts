@@ -3,6 +3,7 @@
  * upload whose size was not declared costs at most the cap plus one chunk, never the whole gigabyte.
  */
 import { createHash } from 'node:crypto';
+import { ThreadwiseError } from '../../core/errors';
 
 export interface CappedBody {
   bytes: Buffer;
@@ -10,10 +11,10 @@ export interface CappedBody {
   contentHash: string;
 }
 
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends ThreadwiseError<'body_too_large'> {
   override readonly name = 'BodyTooLargeError';
   constructor(readonly limitBytes: number) {
-    super(`The response body passed ${limitBytes} bytes.`);
+    super('body_too_large', `The response body passed ${limitBytes} bytes.`, { context: { limitBytes } });
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../../logging/logger';
+import { codeOf } from '../../core/errors';
 
 export interface HealthReport {
   status: number;
@@ -115,7 +116,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
         logger.error('an error escaped Bolt while it processed a request from Slack', { error, type: body.type ?? body.command });
         if (acknowledged) return;
         acknowledged = true;
-        respond(id!, (error as { code?: unknown } | undefined)?.code === BOLT_AUTHORIZATION_ERROR ? 401 : 500);
+        respond(id!, codeOf(error) === BOLT_AUTHORIZATION_ERROR ? 401 : 500);
       })
       .finally(() => {
         inFlight.delete(processing);

@@ -23,6 +23,7 @@ import {
 } from './reader-prompts';
 import type { ChatMessage, ChatModel } from '../../core/chat';
 import type { RunStepRecord } from '../../core/run-step';
+import { messageOf } from '../../core/errors';
 
 export interface FileSubAgentLimits {
   /** A file up to this many tokens is read whole, in one call. */
@@ -147,9 +148,8 @@ function createBudget(reader: Reader, file: ThreadFile, signal: AbortSignal): Bu
   let calls = 0;
   let tokens = 0;
   let iteration = 0;
-  const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
   const recordTool = (name: string, durationMs: number, error?: unknown, args?: unknown) =>
-    reader.recordStep({ kind: 'subagent_tool', name, iteration: ++iteration, durationMs, arguments: args, ...(error ? { error: message(error) } : {}) });
+    reader.recordStep({ kind: 'subagent_tool', name, iteration: ++iteration, durationMs, arguments: args, ...(error ? { error: messageOf(error) } : {}) });
   return {
     affords: (batch) =>
       calls < reader.limits.maxModelCalls - 1 &&
@@ -166,8 +166,8 @@ function createBudget(reader: Reader, file: ThreadFile, signal: AbortSignal): Bu
         reader.recordStep({ kind: 'subagent_model', name: reader.model.name, iteration: ++iteration, durationMs: Date.now() - started, ...response.usage });
         return response.text ?? '';
       } catch (error) {
-        reader.recordStep({ kind: 'subagent_model', name: reader.model.name, iteration: ++iteration, durationMs: Date.now() - started, error: message(error) });
-        throw new Error(`The reader of ${file.name} could not finish: ${message(error)}`, { cause: error });
+        reader.recordStep({ kind: 'subagent_model', name: reader.model.name, iteration: ++iteration, durationMs: Date.now() - started, error: messageOf(error) });
+        throw new Error(`The reader of ${file.name} could not finish: ${messageOf(error)}`, { cause: error });
       }
     },
     async tool(name, work) {
