@@ -4,6 +4,7 @@
  * the result; the spec cannot fetch data (a loader that refuses every URL and file), so a spec naming
  * `"data": {"url": "/etc/passwd"}` draws nothing from outside.
  */
+import { messageOf } from '../core/errors';
 import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
@@ -37,7 +38,7 @@ export async function renderChart(spec: unknown, data: ChartData, options: { sca
   try {
     vegaSpec = compile(vegaLiteSpec).spec;
   } catch (error) {
-    throw new ChartError('chart_spec_invalid', `The Vega-Lite spec could not be compiled: ${messageOf(error)}. ${fieldHint(data)}`, { cause: error, context });
+    throw new ChartError('chart_spec_invalid', `The Vega-Lite spec could not be compiled: ${firstLineOf(error)}. ${fieldHint(data)}`, { cause: error, context });
   }
   let svg: string;
   try {
@@ -45,7 +46,7 @@ export async function renderChart(spec: unknown, data: ChartData, options: { sca
     svg = await view.toSVG();
     view.finalize();
   } catch (error) {
-    throw new ChartError('chart_spec_invalid', `The chart could not be drawn from this spec: ${messageOf(error)}. ${fieldHint(data)}`, { cause: error, context });
+    throw new ChartError('chart_spec_invalid', `The chart could not be drawn from this spec: ${firstLineOf(error)}. ${fieldHint(data)}`, { cause: error, context });
   }
   try {
     const image = new Resvg(svg, {
@@ -55,7 +56,7 @@ export async function renderChart(spec: unknown, data: ChartData, options: { sca
     }).render();
     return { png: new Uint8Array(image.asPng()), svg, width: image.width, height: image.height };
   } catch (error) {
-    throw new ChartError('chart_render_failed', `The chart's image could not be rendered: ${messageOf(error)}.`, { cause: error, context });
+    throw new ChartError('chart_render_failed', `The chart's image could not be rendered: ${firstLineOf(error)}.`, { cause: error, context });
   }
 }
 
@@ -66,7 +67,7 @@ function parseSpec(spec: unknown, context: Record<string, unknown>): Record<stri
     try {
       value = JSON.parse(value);
     } catch (error) {
-      throw new ChartError('chart_spec_invalid', `The spec is not valid JSON: ${messageOf(error)}. Send a Vega-Lite object such as {"mark": "bar", "encoding": {…}}.`, { cause: error, context });
+      throw new ChartError('chart_spec_invalid', `The spec is not valid JSON: ${firstLineOf(error)}. Send a Vega-Lite object such as {"mark": "bar", "encoding": {…}}.`, { cause: error, context });
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -148,6 +149,6 @@ function fieldHint(data: ChartData): string {
   return `The result's fields are ${data.columns.map((column) => `${JSON.stringify(column.name)} (${column.type})`).join(', ')}.`;
 }
 
-function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/\.$/, '');
+function firstLineOf(error: unknown): string {
+  return messageOf(error).split('\n')[0]!.replace(/\.$/, '');
 }

@@ -3,6 +3,7 @@
  * instance, so a query in one thread can never name another thread's table, and once the file is in, external
  * access is switched off and the configuration locked (DuckDB refuses to switch either back on).
  */
+import { messageOf } from '../core/errors';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -142,6 +143,6 @@ function describeKind(kind: TableKind): string {
 }
 
 function firstLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return message.split('\n')[0]!.trim();
 }

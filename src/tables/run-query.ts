@@ -3,6 +3,7 @@
  * rows kept up to the row and character caps, the rest only counted (chunk sizes, no values converted) so the
  * model learns the total without the process holding a million rows.
  */
+import { messageOf } from '../core/errors';
 import { JsonDuckDBValueConverter, type DuckDBConnection } from '@duckdb/node-api';
 import { toCellValues } from './cell-values';
 import { prepareReadOnlyQuery } from './sql-gate';
@@ -120,7 +121,7 @@ function withTableList(error: unknown, file: LoadedFile): Error {
   const context = { key: file.key, file: file.name };
   // Refusals, timeouts and cancels already say what to do; only DuckDB's own failures get the table list.
   if (error instanceof TableError && !(error instanceof QueryFailedError)) return error;
-  const message = error instanceof Error ? error.message.trim() : String(error);
+  const message = messageOf(error).trim();
   return new QueryFailedError(`${message}\n${formatTableList(file)}`, error instanceof QueryFailedError ? error.context : context);
 }
 

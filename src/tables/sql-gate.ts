@@ -12,6 +12,7 @@
  *
  * The real wall is (3)'s configuration, set when the file was loaded; (1) and (2) give the model a clear sentence.
  */
+import { messageOf } from '../core/errors';
 import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { QueryFailedError, QueryRefusedError } from './table-errors';
 
@@ -122,7 +123,7 @@ function firstKeyword(sql: string): string {
 
 /** A binding failure: a permission error means the query reached for a file; anything else is DuckDB's sentence. */
 function describeBindError(error: unknown, context: Record<string, unknown>): Error {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (/Permission Error|disabled by configuration/i.test(message)) {
     return new QueryRefusedError(
       `Reading or writing files is refused: query_table works only on the thread's file, already loaded as the table data. (DuckDB: ${firstLine(message)})`,

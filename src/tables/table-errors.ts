@@ -2,7 +2,7 @@
  * Every failure of the table engine as a ThreadwiseError: the message is a sentence the model can act on (what
  * went wrong, what exists, what to do instead); `context` names the file for the log.
  */
-import { ThreadwiseError } from '../core/errors';
+import { ThreadwiseError, messageOf } from '../core/errors';
 
 export type TableErrorCode =
   | 'table_load_failed'
@@ -75,7 +75,7 @@ export interface SerializedTableError {
 
 export function serializeTableError(error: unknown): SerializedTableError {
   if (error instanceof TableError) return { code: error.code, message: error.message, context: error.context };
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return { code: 'table_engine_failed', message, context: {} };
 }
 
