@@ -98,7 +98,7 @@ function checkCron(text: string, zone: string, now: number, limits: ScheduleLimi
   if (gap && gap.ms < minMs) {
     return refuse(
       'too_frequent',
-      `"${text}" would run every ${formatDuration(gap.ms)} at its most frequent (${formatLocal(gap.from, zone, { now })} then ${formatLocal(gap.to, zone, { now })}), and the shortest interval allowed here is ${formatDuration(minMs)}. Choose a less frequent schedule (an admin can change TASK_MIN_INTERVAL_MINUTES).`,
+      `"${text}" would run every ${formatDuration(gap.ms)} at its most frequent (${formatLocal(gap.from, zone, { now })} then ${formatLocal(gap.to, zone, { now })}), and the shortest interval allowed here is ${limits.minIntervalMinutes} minutes. Choose a less frequent schedule (an admin can change TASK_MIN_INTERVAL_MINUTES).`,
     );
   }
   return { ok: true, schedule, nextDue: first };
