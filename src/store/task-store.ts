@@ -14,7 +14,7 @@ import { runs, scheduledTasks, scheduledTasksVersion, taskOccurrences } from './
 
 export type TaskRow = typeof scheduledTasks.$inferSelect;
 export type OccurrenceRow = typeof taskOccurrences.$inferSelect;
-export type TaskState = TaskRow['state'];
+type TaskState = TaskRow['state'];
 
 export interface NewTask {
   teamId: string;
@@ -182,12 +182,11 @@ export async function recordOccurrenceResult(
       .orderBy(desc(taskOccurrences.dueAt))
       .limit(1)
       .for('update');
-    if (occurrence?.result) return { counted: false, paused: false, task: await getTask(tx as unknown as Database, result.taskId) };
+    // Nothing unfinished to report on, or this occurrence was reported already: count nothing twice.
+    if (!occurrence || occurrence.result) return { counted: false, paused: false, task: await getTask(tx as unknown as Database, result.taskId) };
     const outcome = result.ok ? ('ok' as const) : ('failed' as const);
     const error = result.ok ? null : (result.error ?? 'failed').slice(0, 500);
-    if (occurrence) {
-      await tx.update(taskOccurrences).set({ result: outcome, error, finishedAt: result.now }).where(eq(taskOccurrences.id, occurrence.id));
-    }
+    await tx.update(taskOccurrences).set({ result: outcome, error, finishedAt: result.now }).where(eq(taskOccurrences.id, occurrence.id));
     const [task] = await tx
       .update(scheduledTasks)
       .set({

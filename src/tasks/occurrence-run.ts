@@ -8,15 +8,7 @@
 import type { Database } from '../store/database';
 import { insertWaitingRuns } from '../store/run-store';
 import { upsertThreads } from '../store/thread-store';
-import type { ScheduledOccurrence } from './scheduler';
-
-/** The thread already has a run waiting: the occurrence is claimed again after the scheduler's retry delay. */
-export class OccurrenceDeferred extends Error {
-  constructor(taskId: number) {
-    super(`Task ${taskId}'s thread already has a waiting run; its occurrence waits for it to start.`);
-    this.name = 'OccurrenceDeferred';
-  }
-}
+import { OccurrenceDeferred, type ScheduledOccurrence } from './scheduler';
 
 /** `enqueueOccurrence` for createTaskScheduler: the pending run's id. */
 export async function insertOccurrenceRun(occurrence: ScheduledOccurrence, tx: Database): Promise<number> {
@@ -34,7 +26,7 @@ export async function insertOccurrenceRun(occurrence: ScheduledOccurrence, tx: D
   ]);
   // One waiting run per thread is the runs' rule: a person's question already waits there. Folding the task into
   // it would answer it as their message; instead the claim rolls back and is tried again once that run started.
-  if (!run) throw new OccurrenceDeferred(task.id);
+  if (!run) throw new OccurrenceDeferred(`Task ${task.id}'s thread already has a waiting run; its occurrence waits for that run to start.`);
   return run.id;
 }
 

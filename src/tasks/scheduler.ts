@@ -24,6 +24,11 @@ import { DEFAULT_LATE_AFTER_MS } from './occurrence-prompt';
 import { nextDueAfter, type TaskSchedule } from './schedule';
 import { scheduleOf } from './task-schedule-of';
 
+/** Thrown by `enqueueOccurrence` when the occurrence cannot start yet (its thread has a run waiting): retried quietly. */
+export class OccurrenceDeferred extends Error {
+  override name = 'OccurrenceDeferred';
+}
+
 /** An occurrence just claimed: what the run that answers it needs. */
 export interface ScheduledOccurrence {
   occurrenceId: number;
@@ -206,7 +211,8 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       if (result.kind === 'duplicate') logger.info('scheduled task occurrence already claimed; task advanced', { taskId });
       return result.kind;
     } catch (error) {
-      logger.warn('scheduled task occurrence could not be claimed; will retry', { taskId, error, retryInMs: retryMs });
+      const log = error instanceof OccurrenceDeferred ? logger.debug : logger.warn;
+      log('scheduled task occurrence could not be claimed; will retry', { taskId, error, retryInMs: retryMs });
       return 'failed';
     }
   };

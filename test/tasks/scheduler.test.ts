@@ -10,7 +10,9 @@ import { openDatabase } from '../../src/app/database/open-database';
 import { silentLogger } from '../../src/logging/logger';
 import type { Database, DatabaseHandle } from '../../src/store/database';
 import { runs, scheduledTasks, taskOccurrences } from '../../src/store/schema';
-import { getTask, listTaskOccurrences, occurrenceOfRun } from '../../src/store/task-store';
+import { insertWaitingRuns } from '../../src/store/run-store';
+import { upsertThreads } from '../../src/store/thread-store';
+import { getTask, listTaskOccurrences, occurrenceOfRun, type TaskRow } from '../../src/store/task-store';
 import { localIso } from '../../src/tasks/local-time';
 import { changeTask, scheduleTask, type TaskContext } from '../../src/tasks/manage-tasks';
 import { occurrencePrompt } from '../../src/tasks/occurrence-prompt';
@@ -125,7 +127,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
     const replicas = await openReplicas(database, handle);
     try {
       const clock = createManualClock(START);
-      const tasks = [];
+      const tasks: TaskRow[] = [];
       for (let i = 0; i < 30; i++) tasks.push(await schedule(replicas.a, clock, `1700000000.${String(i).padStart(6, '0')}`, `${i % 3} 9 * * *`));
       const a = startScheduler(replicas.a, clock, 'replica-a', { retryMs: 1000 });
       const b = startScheduler(replicas.b, clock, 'replica-b', { retryMs: 1000 });
@@ -271,6 +273,22 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
     await clock.runUntil(START + 5 * 60_000 + 1, () => scheduler.idle());
     await scheduler.stop();
     expect(claimed.map((o) => [o.dueAt.toISOString(), o.late])).toEqual([['2026-11-26T10:05:00.000Z', false]]);
+  });
+
+  it('waits while a person\'s question is waiting in the thread, then runs the occurrence once', async () => {
+    const clock = createManualClock(START);
+    const threadTs = '1700000008.000100';
+    const [thread] = await upsertThreads(db, [{ teamId: 'T1', channelId: 'CTASKS', threadTs, engaged: true }]);
+    const [waiting] = await insertWaitingRuns(db, [{ threadId: thread!.id, triggerTs: '1700000008.000200', triggerUserId: 'U0HUMAN', channelId: 'CTASKS' }]);
+    await schedule(db, clock, threadTs, '2026-11-26T11:05');
+    const { scheduler, claimed } = startScheduler(db, clock, 'replica-a', { retryMs: 1000 });
+    await clock.runUntil(START + 5 * 60_000 + 10_000, () => scheduler.idle());
+    expect(claimed).toHaveLength(0);
+    await db.update(runs).set({ status: 'running' }).where(eq(runs.id, waiting!.id));
+    await clock.runUntil(START + 5 * 60_000 + 20_000, () => scheduler.idle());
+    await scheduler.stop();
+    expect(claimed).toHaveLength(1);
+    expect(claimed[0]!.late).toBe(false);
   });
 
   it('idle with 10,000 tasks none of which is due: one timer, at most 2 queries a minute', async () => {
