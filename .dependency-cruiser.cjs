@@ -14,6 +14,7 @@ const tiers = [
   ['files'], // the thread's files: ids, sources, access, cache, preloads, images
   ['search', 'charts'], // a query → the best passages of a document; a result → a chart or a Slack table
   ['documents', 'tables'], // bytes → an extracted document: formats, OCR, the worker pool; SQL over a data file (DuckDB)
+  ['tasks'], // scheduled tasks: schedules in a time zone, in words; the scheduler that claims due occurrences once
   ['skills', 'store', 'config', 'mcp'], // underneath everything
   ['text', 'logging', 'runtime'], // tokens and languages; the log; threads' priorities
   ['core'], // shared vocabulary: types, errors, tiny pure helpers

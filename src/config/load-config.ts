@@ -77,6 +77,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** A run's lease: a dead process's runs are taken over after this (RUN_LEASE_SECONDS). */
   runLeaseMs: number;
+  /** Scheduled tasks: TASK_MIN_INTERVAL_MINUTES, TASK_MAX_PER_PERSON, TASK_PAUSE_AFTER_FAILURES. */
+  tasks: { minIntervalMinutes: number; maxPerPerson: number; pauseAfterFailures: number };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; problems: string[] };
@@ -177,5 +179,10 @@ function localSettings(e: LocalEnvironment): LocalConfig {
     logMessageText: e.LOG_MESSAGE_TEXT,
     shutdownGraceMs: e.SHUTDOWN_GRACE_SECONDS * 1000,
     runLeaseMs: e.RUN_LEASE_SECONDS * 1000,
+    tasks: {
+      minIntervalMinutes: e.TASK_MIN_INTERVAL_MINUTES,
+      maxPerPerson: e.TASK_MAX_PER_PERSON,
+      pauseAfterFailures: e.TASK_PAUSE_AFTER_FAILURES,
+    },
   };
 }

@@ -219,6 +219,11 @@ export const environmentSchema = z
     // How long a replica's claim on a run lasts without a heartbeat (sent every third of it). A crashed replica's
     // answers are taken over after this; too short and a replica stalled by a slow database loses runs it still works on.
     RUN_LEASE_SECONDS: int('RUN_LEASE_SECONDS', 30, 2, 600),
+    // Scheduled tasks (schedule_task): the shortest interval a repeating task may have, how many open tasks one person
+    // may have, and after how many failed runs in a row a task pauses itself.
+    TASK_MIN_INTERVAL_MINUTES: int('TASK_MIN_INTERVAL_MINUTES', 60, 1, 10_080),
+    TASK_MAX_PER_PERSON: int('TASK_MAX_PER_PERSON', 20, 1, 10_000),
+    TASK_PAUSE_AFTER_FAILURES: int('TASK_PAUSE_AFTER_FAILURES', 3, 1, 100),
     TIMEZONE: z
       .string()
       .optional()

@@ -469,3 +469,80 @@ export const spendLimitOverrides = pgTable(
   },
   (t) => [primaryKey({ columns: [t.scope, t.subjectId, t.day] })],
 );
+
+/**
+ * Scheduled tasks (schedule_task): a prompt run as its owner in its thread, once at a time or on a 5-field cron, in
+ * a time zone. `next_due_at` is the next occurrence to claim (null once nothing is left); only active tasks are due.
+ * The schedule's logic lives in src/tasks/; these are its rows.
+ */
+export const scheduledTasks = pgTable(
+  'scheduled_tasks',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    teamId: text('team_id').notNull().default(''),
+    channelId: text('channel_id').notNull(),
+    threadTs: text('thread_ts').notNull(),
+    /** Who created it: each occurrence runs as this person (their access, their spend). */
+    ownerId: text('owner_id').notNull(),
+    prompt: text('prompt').notNull(),
+    /** once: `schedule` is an ISO 8601 local date-time; cron: a 5-field cron expression. Both in `time_zone`. */
+    scheduleKind: text('schedule_kind', { enum: ['once', 'cron'] }).notNull(),
+    schedule: text('schedule').notNull(),
+    timeZone: text('time_zone').notNull(),
+    nextDueAt: timestamp('next_due_at', { withTimezone: true }),
+    /** active → paused (by a person, or itself after repeated failures) → active; done (a once task ran); deleted. */
+    state: text('state', { enum: ['active', 'paused', 'done', 'deleted'] }).notNull().default('active'),
+    /** Why it is paused: 'failures' when it paused itself, else who paused it. */
+    pausedReason: text('paused_reason'),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    /** ok | failed, with a short error for failed; null before the first occurrence finished. */
+    lastResult: text('last_result', { enum: ['ok', 'failed'] }),
+    lastError: text('last_error'),
+    lastRunAt: timestamp('last_run_at', { withTimezone: true }),
+    /** The announcement message in the thread (its Delete button), updated when the task ends. */
+    announcementTs: text('announcement_ts'),
+    changedBy: text('changed_by'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The scheduler's only idle-time question: the earliest due active task.
+    index('scheduled_tasks_due_idx').on(t.nextDueAt).where(sql`state = 'active'`),
+    index('scheduled_tasks_owner_idx').on(t.ownerId, t.state),
+    index('scheduled_tasks_thread_idx').on(t.channelId, t.threadTs),
+  ],
+);
+
+/**
+ * One row per (task, due time), inserted when the occurrence is claimed, in the transaction that advances the task's
+ * next_due_at: the unique key is why a restart or a second replica can never make two runs of one occurrence.
+ */
+export const taskOccurrences = pgTable(
+  'task_occurrences',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    taskId: bigint('task_id', { mode: 'number' })
+      .notNull()
+      .references(() => scheduledTasks.id, { onDelete: 'cascade' }),
+    dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull(),
+    claimedBy: text('claimed_by').notNull(),
+    /** How long after its due time it was claimed (a process was down): > 0 beyond the scheduler's tolerance = late. */
+    lateMs: bigint('late_ms', { mode: 'number' }).notNull().default(0),
+    /** The run that answers it, when the enqueue callback made one. */
+    runId: bigint('run_id', { mode: 'number' }).references(() => runs.id, { onDelete: 'set null' }),
+    result: text('result', { enum: ['ok', 'failed'] }),
+    error: text('error'),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('task_occurrences_due_idx').on(t.taskId, t.dueAt),
+    index('task_occurrences_run_idx').on(t.runId),
+  ],
+);
+
+/** One row, one counter, raised by every change of a task a scheduler must see (create, delete, pause, resume). */
+export const scheduledTasksVersion = pgTable('scheduled_tasks_version', {
+  id: integer('id').primaryKey().default(1),
+  version: bigint('version', { mode: 'number' }).notNull().default(0),
+});
