@@ -62,7 +62,7 @@ export function registerReactionTriggers(app: ReactionEventHost, deps: ReactionT
     } catch (error) {
       // Refused by Slack: nothing was asked, the claim is given back and the next reaction may try again. Without
       // Slack's answer the question stays recorded, and is finished once this process is gone.
-      const code = await forgetRefusedQuestion(deps.db, recorded, error);
+      const code = await forgetRefusedQuestion(deps, recorded, error);
       deps.logger.warn('could not ask for a reaction trigger', { channel: channelId, ts: messageTs, reaction, code, ...(code ? {} : { error }) });
     }
   });
