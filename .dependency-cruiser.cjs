@@ -19,6 +19,36 @@ const tiers = [
   ['text', 'logging', 'runtime'], // tokens and languages; the log; threads' priorities
   ['core'], // shared vocabulary: types, errors, tiny pure helpers
 ];
+/** The SDKs and drivers that talk to the outside world: only the composition root constructs them. */
+const CLIENT_PACKAGES = '(openai|@slack/bolt|postgres|@electric-sql/pglite|drizzle-orm/(pglite|postgres-js))';
+const CLIENTS = `node_modules/${CLIENT_PACKAGES}/`;
+
+/**
+ * The Slack edge may name Bolt's types. dependency-cruiser's swc parser does not tell `import type` from a value
+ * import (only its tsc parser does, and TypeScript 7 has no JS API), so the Slack files that import a client for
+ * its value are found here, with the same parser, and the rule below names exactly those. `import { type X }` counts
+ * as a value import: with verbatimModuleSyntax the module is still loaded.
+ */
+function filesImportingClientValues(root) {
+  const { readdirSync } = require('node:fs');
+  const { join } = require('node:path');
+  const { parseFileSync } = require('@swc/core');
+  const client = new RegExp(`^${CLIENT_PACKAGES}(/|$)`);
+  const sources = readdirSync(join(__dirname, root), { recursive: true })
+    .map((file) => `${root}/${String(file).split('\\').join('/')}`)
+    .filter((file) => /\.(ts|mts|js|mjs)$/.test(file) && !/\.d\.m?ts$/.test(file));
+  return sources.filter((file) =>
+    parseFileSync(join(__dirname, file), { syntax: 'typescript' }).body.some(
+      (node) =>
+        ['ImportDeclaration', 'ExportNamedDeclaration', 'ExportAllDeclaration'].includes(node.type) &&
+        node.source &&
+        client.test(node.source.value) &&
+        !node.typeOnly,
+    ),
+  );
+}
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const SLACK_CLIENT_VALUE_IMPORTS = filesImportingClientValues('src/slack');
 /** The processes' entry points: composition roots, imported by nothing. */
 const ENTRY_POINTS = '^src/(main|chat)\\.ts$';
 const folderTier = new Map(tiers.flatMap((folders, tier) => folders.map((folder) => [folder, tier])));
@@ -55,8 +85,16 @@ module.exports = {
       name: 'clients-in-the-composition-root',
       comment: 'Only the composition root imports the model SDK, Bolt and the database drivers.',
       severity: 'error',
-      from: { pathNot: `^src/app/|${ENTRY_POINTS}` },
-      to: { path: 'node_modules/(openai|@slack/bolt|postgres|@electric-sql/pglite|drizzle-orm/(pglite|postgres-js))/' },
+      from: { pathNot: `^src/(app|slack)/|${ENTRY_POINTS}` },
+      to: { path: CLIENTS },
+    },
+    {
+      name: 'slack-names-bolt-types-only',
+      comment: "The Slack edge may name Bolt's types (`import type`), but builds no client: a value import of Bolt, the model SDK or a database driver stays in the composition root.",
+      severity: 'error',
+      // Matches no file while every import of a client from src/slack/ is `import type`.
+      from: { path: SLACK_CLIENT_VALUE_IMPORTS.length ? `^(${SLACK_CLIENT_VALUE_IMPORTS.map(escapeRegExp).join('|')})$` : '^$' },
+      to: { path: CLIENTS },
     },
     {
       name: 'src-not-from-tests',

@@ -14,6 +14,8 @@ import { createLogger, type Logger } from '../logging/logger';
 import { createIntake } from '../runs/intake';
 import { createRunExecutor } from '../runs/answer-run';
 import { createRunWorker } from '../runs/run-worker';
+import { createRunRequests } from '../runs/run-requests';
+import { slackDeletions } from './slack-deletions';
 import { loadSkillLibrary } from '../skills';
 import { toBoltLogger } from './bolt-logger';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../slack/receiver/threaded-http-receiver';
@@ -324,6 +326,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const listenerDeps: ListenerDependencies = {
     db: database.db,
     intake,
+    runs: createRunRequests(database.db),
+    deletions: slackDeletions(database.db),
     bot,
     replyWithoutMention: (teamId, channelId) =>
       settingsFor(teamId, channelId).then(

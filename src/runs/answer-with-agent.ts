@@ -2,9 +2,8 @@
  * The agent's part of a run: the loop over the prepared request, its progress shown on the status line and its
  * text streamed into the answer as it is written.
  */
-import { runAgentTurn, type ParkedTurn } from '../agent/run-agent-turn';
+import { runAgentTurn, type AgentTurnResult, type ParkedTurn } from '../agent/run-agent-turn';
 import type { ApprovalDecision } from '../core/approval';
-import type { ChatModel } from '../core/chat';
 import type { RunStepRecord } from '../core/run-step';
 import { buildBudgetReport, fitToolResult, retryTokenLimit, toolResultLimit, trimRequestForRetry } from '../context';
 import type { SkillReader, ToolRegistry } from '../tools';
@@ -12,6 +11,7 @@ import { createFileSubAgent } from '../tools/ask-file/file-reader';
 import type { PreparedTurn } from './prepare-turn';
 import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { AnswerChannel } from './seams';
+import { modelOf, type ModelChoice } from './run-model';
 
 /** Rotated by Slack's native status while the model thinks. */
 const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
@@ -28,16 +28,12 @@ export interface AgentSettings {
   approvalTimeoutMs: number;
 }
 
-export interface AgentDependencies {
-  /** `strategy()` (function_calling or react) is recorded on the run when the model can say. */
-  model: ChatModel & { strategy?(): string };
+export interface AgentDependencies extends ModelChoice {
   /**
    * The tools offered in a channel: threadwise's own, and the MCP servers' enabled there (only `mcpServers`, when
    * the channel's settings name some).
    */
   toolsFor(channelId: string, options?: { mcpServers?: readonly string[] }): ToolRegistry;
-  /** The model a channel's settings chose (one of ALLOWED_MODELS); `model` when absent. */
-  modelFor?(name: string): ChatModel & { strategy?(): string };
   skills: SkillReader;
   settings: AgentSettings;
   now: () => number;
@@ -88,11 +84,6 @@ export async function answerWithAgent(
   });
 }
 
-/** The model the channel chose, where the composition root can make it; the workspace's otherwise. */
-export function modelOf(deps: Pick<AgentDependencies, 'model' | 'modelFor'>, channelSettings: { model?: string } | undefined) {
-  return channelSettings?.model && channelSettings.model !== deps.model.name && deps.modelFor ? deps.modelFor(channelSettings.model) : deps.model;
-}
-
 /** load_skill reads only the skills the channel offers; asking for another says so instead of reading it. */
 function offeredSkillReader(reader: SkillReader, offered: readonly string[] | undefined): SkillReader {
   if (!offered) return reader;
@@ -107,8 +98,19 @@ function offeredSkillReader(reader: SkillReader, offered: readonly string[] | un
   };
 }
 
+/** What the run's record keeps of an answer, beside its cost and where it was posted. */
+export function answeredOutcome(result: AgentTurnResult) {
+  return {
+    iterations: result.iterations,
+    skillsLoaded: skillsLoadedBy(result.toolCalls),
+    activity: result.activity.length ? result.activity.join('; ') : undefined,
+    answer: result.note ? `${result.answer}\n\n_${result.note}_` : result.answer,
+    error: result.stop === 'answered' ? undefined : result.stop,
+  };
+}
+
 /** The skills a run loaded, by name, for the run's record. */
-export function skillsLoadedBy(calls: Array<{ name: string; args: unknown; error?: string }>): string[] {
+function skillsLoadedBy(calls: Array<{ name: string; args: unknown; error?: string }>): string[] {
   const names = calls
     .filter((call) => call.name === 'load_skill' && !call.error)
     .map((call) => String((call.args as { name?: string } | undefined)?.name ?? '').split('/')[0]!)

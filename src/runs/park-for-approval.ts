@@ -7,6 +7,8 @@ import type { AgentTurnResult } from '../agent/run-agent-turn';
 import type { Logger } from '../logging/logger';
 import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
+import { approvalSteps } from './parked-turn';
+import type { RunCostTally } from './run-cost';
 import { RunInterrupted } from './run-interrupted';
 import type { AnswerChannel, RunLedger } from './seams';
 
@@ -16,12 +18,17 @@ export interface ParkContext {
   channel: AnswerChannel;
   ledger: RunLedger;
   approvalTimeoutMs: number;
-  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number; costUsd?: number };
+  /** The attempt's steps so far: the requests join them, and what the first part cost is recorded with the park. */
+  cost: Pick<RunCostTally, 'record' | 'totals'>;
   logger: Logger;
 }
 
-export async function parkForApproval(context: ParkContext, awaiting: NonNullable<AgentTurnResult['awaiting']>): Promise<{ status: 'waiting_approval' }> {
+export async function parkForApproval(
+  context: ParkContext,
+  { awaiting, iterations }: { awaiting: NonNullable<AgentTurnResult['awaiting']>; iterations: number },
+): Promise<{ status: 'waiting_approval' }> {
   const { run, thread, channel, ledger, logger } = context;
+  approvalSteps(awaiting.turn, { requested: awaiting.calls }).forEach(context.cost.record);
   // What streamed before the tool calls was a preamble ("I'll file that…"): the request message says it better.
   const drafts = await ledger.drafts(run.id);
   if (drafts.length > 0) await channel.retireDrafts(drafts, undefined);
@@ -34,7 +41,7 @@ export async function parkForApproval(context: ParkContext, awaiting: NonNullabl
     channelId: thread.channelId,
     threadTs: thread.threadTs,
     expiresInMs: context.approvalTimeoutMs,
-    costs: context.costs,
+    costs: { ...context.cost.totals(), iterations },
   });
   if (!parked) throw new RunInterrupted('lease_lost');
   await channel.status.clear();

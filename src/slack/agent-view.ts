@@ -8,6 +8,7 @@ import type { WebClient } from '@slack/web-api';
 import { DEFAULT_SUGGESTED_PROMPTS, type EffectiveChannelSettings } from '../config/channel-settings';
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
+import type { AppContextChangedPayload, AssistantThreadEventPayload, EventEnvelopePayload, SlackEventPayloads } from './payload-schemas';
 import { saveUserChannelContext } from '../store/user-context-store';
 
 export interface AgentViewDependencies {
@@ -16,15 +17,19 @@ export interface AgentViewDependencies {
   logger: Logger;
 }
 
+type AgentViewEvent = 'assistant_thread_started' | 'assistant_thread_context_changed' | 'app_context_changed';
+
 export interface AgentViewHost {
-  event(name: string, listener: (args: { event: any; body: any; client: WebClient }) => Promise<void>): unknown;
+  event<Name extends AgentViewEvent>(
+    name: Name,
+    listener: (args: { event: SlackEventPayloads[Name]; body: Pick<EventEnvelopePayload, 'team_id'>; client: WebClient }) => Promise<void>,
+  ): unknown;
 }
 
 /** The channel Slack says the person is looking at, from either event shape. */
-export function contextChannelOf(event: any): string | undefined {
-  const fromThread = event?.assistant_thread?.context?.channel_id;
-  if (typeof fromThread === 'string' && fromThread) return fromThread;
-  const entities: Array<{ type?: string; value?: unknown }> = event?.context?.entities ?? [];
+export function contextChannelOf(event: AssistantThreadEventPayload | AppContextChangedPayload): string | undefined {
+  if (event.type !== 'app_context_changed') return event.assistant_thread.context?.channel_id || undefined;
+  const entities = event.context?.entities ?? [];
   for (const entity of entities) {
     if (entity.type === 'slack#/types/channel_id' && typeof entity.value === 'string') return entity.value;
     const message = entity.value as { channel_id?: string } | undefined;
@@ -43,8 +48,8 @@ export function registerAgentView(app: AgentViewHost, deps: AgentViewDependencie
   };
 
   app.event('assistant_thread_started', async ({ event, body, client }) => {
-    const thread = event.assistant_thread ?? {};
-    const teamId: string = thread.context?.team_id ?? body.team_id ?? '';
+    const thread = event.assistant_thread;
+    const teamId = thread.context?.team_id ?? body.team_id ?? '';
     const from = contextChannelOf(event);
     await remember(teamId, thread.user_id, from);
     const settings = from ? await deps.settingsFor(teamId, from) : undefined;
@@ -71,7 +76,7 @@ export function registerAgentView(app: AgentViewHost, deps: AgentViewDependencie
   });
 
   app.event('assistant_thread_context_changed', async ({ event, body }) => {
-    const thread = event.assistant_thread ?? {};
+    const thread = event.assistant_thread;
     await remember(thread.context?.team_id ?? body.team_id ?? '', thread.user_id, contextChannelOf(event));
   });
 

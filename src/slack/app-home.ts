@@ -12,6 +12,7 @@ import { readUsageTotals, type UsageRow } from '../store/usage-store';
 import type { Database } from '../store/database';
 import { escapeMrkdwn } from './format/escape-mrkdwn';
 import type { ToolListing } from './format-tool-list';
+import type { AppHomeOpenedPayload, EventEnvelopePayload } from './payload-schemas';
 
 export interface AppHomeDependencies {
   db: Database;
@@ -26,7 +27,7 @@ export interface AppHomeDependencies {
 }
 
 export interface AppHomeHost {
-  event(name: 'app_home_opened', listener: (args: { event: any; body: any; client: WebClient }) => Promise<void>): unknown;
+  event(name: 'app_home_opened', listener: (args: { event: AppHomeOpenedPayload; body: Pick<EventEnvelopePayload, 'team_id'>; client: WebClient }) => Promise<void>): unknown;
 }
 
 const DAY_MS = 24 * 60 * 60_000;
@@ -34,9 +35,9 @@ const MAX_CHANNELS = 15;
 
 export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): void {
   app.event('app_home_opened', async ({ event, body, client }) => {
-    if (event.tab !== 'home' || !event.user) return;
-    const user: string = event.user;
-    const teamId: string = body.team_id ?? '';
+    if (event.tab !== 'home') return;
+    const user = event.user;
+    const teamId = body.team_id ?? '';
     try {
       const [channels, recent, usage] = await Promise.all([
         channelsWithSettings(client, deps, teamId),

@@ -9,7 +9,7 @@ import type { Logger } from '../logging/logger';
 import { decideApproval, expireApprovals, getApproval, type ApprovalRow } from '../store/approval-store';
 import type { Database } from '../store/database';
 import { APPROVE_ACTION_ID, DENY_ACTION_ID, renderApprovalDecided, type ApprovalOutcome } from './approval-message';
-import type { SlackListenerHost } from './listeners';
+import type { BlockActionArgs, SlackListenerHost } from './listeners';
 
 export interface ApprovalActionDependencies {
   db: Database;
@@ -23,12 +23,12 @@ export interface ApprovalActionDependencies {
 
 export function registerApprovalActions(app: SlackListenerHost, deps: ApprovalActionDependencies): void {
   const decide = (decision: 'approved' | 'denied') =>
-    async ({ ack, action, body, client }: { ack(): Promise<void>; action: unknown; body: any; client: WebClient }) => {
+    async ({ ack, action, body, client }: BlockActionArgs) => {
       await ack();
-      const approvalId = Number((action as { value?: string }).value);
-      const userId: string | undefined = body?.user?.id;
-      const channel: string | undefined = body?.channel?.id;
-      const threadTs: string | undefined = body?.message?.thread_ts;
+      const approvalId = Number(action.value);
+      const userId = body.user.id;
+      const channel = body.channel?.id;
+      const threadTs = body.message?.thread_ts;
       if (!Number.isSafeInteger(approvalId) || !userId) return;
       const tell = (text: string) =>
         channel ? client.chat.postEphemeral({ channel, user: userId, thread_ts: threadTs, text }).then(() => undefined, () => undefined) : Promise.resolve();

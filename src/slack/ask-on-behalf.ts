@@ -65,17 +65,26 @@ export function newQuestion(deps: Pick<QuestionDependencies, 'replicaId'>, ask: 
 }
 
 /**
- * Records the question, then posts and admits it; returns where it landed. Throws QuestionNotRecorded when the
- * database did not take it (nothing was posted), or Slack's error when the post failed (the record is then
- * forgotten: the caller tells the asker, who still has their question).
+ * Records a new question before anything is said to Slack: from here on a crash does not lose it (recoverQuestions
+ * finishes it). Throws QuestionNotRecorded when the database did not take it.
  */
-export async function askOnBehalf(client: WebClient, deps: QuestionDependencies, ask: AskOnBehalf): Promise<Landed> {
+export async function recordNewQuestion(deps: Pick<QuestionDependencies, 'db' | 'replicaId'>, ask: AskOnBehalf): Promise<NewPendingQuestion> {
   const question = newQuestion(deps, ask);
   try {
     await recordQuestion(deps.db, question);
   } catch (error) {
     throw new QuestionNotRecorded(question, error);
   }
+  return question;
+}
+
+/**
+ * Records the question, then posts and admits it; returns where it landed. Throws QuestionNotRecorded when the
+ * database did not take it (nothing was posted), or Slack's error when the post failed (the record is then
+ * forgotten: the caller tells the asker, who still has their question).
+ */
+export async function askOnBehalf(client: WebClient, deps: QuestionDependencies, ask: AskOnBehalf): Promise<Landed> {
+  const question = await recordNewQuestion(deps, ask);
   try {
     return await postRecordedQuestion(client, deps, question);
   } catch (error) {
@@ -136,7 +145,7 @@ function admitRecordedQuestion(intake: Intake, question: RecordedQuestion, lande
  * asking again will not help), giving back a reaction trigger's claim so that the next reaction may try again.
  * Returns Slack's code; without one (no answer from Slack) the question is kept for a recovery.
  */
-export async function forgetRefusedQuestion(db: Database, question: RecordedQuestion, error: unknown): Promise<string | undefined> {
+export async function forgetRefusedQuestion({ db }: Pick<QuestionDependencies, 'db'>, question: RecordedQuestion, error: unknown): Promise<string | undefined> {
   const code = slackErrorCode(error);
   if (!code) return undefined;
   await forgetQuestion(db, question.id).catch(() => {});
@@ -185,7 +194,7 @@ export async function recoverQuestions(client: WebClient, deps: QuestionDependen
       else await postRecordedQuestion(client, deps, question);
       deps.logger.info('picked up a question its process left unfinished', { ...where, posted: !found });
     } catch (error) {
-      const code = await forgetRefusedQuestion(deps.db, question, error);
+      const code = await forgetRefusedQuestion(deps, question, error);
       if (code) deps.logger.warn('gave up an unfinished question: Slack refused it', { ...where, code });
       else deps.logger.warn('could not pick up an unfinished question; trying again later', { ...where, error });
     }

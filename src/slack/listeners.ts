@@ -1,23 +1,30 @@
 import type { WebClient } from '@slack/web-api';
 import type { BotIdentity } from '../conversation';
-import type { Logger } from '../logging/logger';
-import type { Intake } from '../runs/intake';
-import type { Database } from '../store/database';
-import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
-import { recordQuestion } from '../store/delivery-store';
-import { forgetRefusedQuestion, newQuestion, postRecordedQuestion } from './ask-on-behalf';
-import { forgetSlackFile, forgetSlackMessage } from '../store/retention';
+import type { RunRequests } from '../runs/run-requests';
 import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
-import { decideTrigger, type IncomingMessage } from './decide-trigger';
+import { forgetRefusedQuestion, postRecordedQuestion, recordNewQuestion, type QuestionDependencies } from './ask-on-behalf';
+import { decideTrigger } from './decide-trigger';
 import { formatToolList, type ToolListing } from './format-tool-list';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
 import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
+import {
+  isMessageDeleted,
+  isPersonMessage,
+  type AskCommandPayload,
+  type BlockActionPayload,
+  type BlockActionsPayload,
+  type EventEnvelopePayload,
+  type SlackEventPayloads,
+} from './payload-schemas';
 
-export interface ListenerDependencies {
-  db: Database;
-  intake: Intake;
+/** `/ask` questions go through ask-on-behalf.ts (recorded, posted, admitted): its dependencies are the listeners' too. */
+export interface ListenerDependencies extends QuestionDependencies {
   bot: BotIdentity;
+  /** Stops a run, finds the one working on a message, keeps feedback on an answer (runs/run-requests.ts). */
+  runs: RunRequests;
+  /** What goes when Slack deletes a message or a file. */
+  deletions: SlackDeletions;
   /** The channel's "reply without mention" setting (its own, or the workspace default). */
   replyWithoutMention: (teamId: string | undefined, channelId: string) => Promise<boolean>;
   /** `/ask <word>` handled elsewhere (e.g. `settings` → the settings form), by word. */
@@ -25,9 +32,15 @@ export interface ListenerDependencies {
   skills: () => SkillSummary[];
   /** The tools offered in a channel, for `/ask tools`. */
   tools: (channelId: string) => ToolListing[];
-  logger: Logger;
-  /** This process, as the owner of the `/ask` questions it records. */
-  replicaId: string;
+}
+
+/**
+ * Deleted in Slack: what threadwise derived from it goes too — a message's cached copy, its thread's summary and
+ * its files; a file's extracted text and the threads' references to it. The composition root wires the store in.
+ */
+export interface SlackDeletions {
+  messageDeleted(channelId: string, ts: string, slackFileIds: readonly string[]): Promise<{ files: number }>;
+  fileDeleted(slackFileId: string): Promise<Record<string, number>>;
 }
 
 /** Reactions that stop a running answer when put on the question (or the bot's status message). */
@@ -36,39 +49,53 @@ const CANCEL_REACTIONS = new Set(['x', 'octagonal_sign', 'no_entry', 'stop_sign'
 export const ASK_USAGE =
   'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…); `/ask tools` lists the tools I can use here; `/ask settings` changes how I behave in this channel. You can also @mention me in any thread.';
 
-/**
- * The part of Bolt's App the listeners register on, by shape: only the composition root imports Bolt, and hands
- * its App in here. Payloads arrive as Slack sent them and are read defensively.
- */
-export interface SlackListenerHost {
-  /** `context.deliveryId`: the recorded delivery it came in (the receiver's customProperties), when recorded. */
-  event(name: string, listener: (args: { event: any; body: any; context: { deliveryId?: string } }) => Promise<void>): unknown;
-  command(
-    name: string,
-    listener: (args: {
-      command: { text: string; channel_id: string; user_id: string; team_id: string };
-      ack(response?: { response_type: 'ephemeral'; text: string }): Promise<void>;
-      respond(message: { response_type: 'ephemeral' | 'in_channel'; text: string }): Promise<unknown>;
-      client: WebClient;
-    }) => Promise<void>,
-  ): unknown;
-  action(actionId: string, listener: (args: { ack(): Promise<void>; action: unknown; body: any; client: WebClient }) => Promise<void>): unknown;
+/** The events the listeners handle. */
+type ListenedEvent = 'app_mention' | 'message' | 'file_deleted' | 'reaction_added';
+
+/** An event's listener arguments: the event as validated (payload-schemas.ts) and the envelope it came in. */
+export interface EventArgs<Name extends keyof SlackEventPayloads> {
+  event: SlackEventPayloads[Name];
+  body: Pick<EventEnvelopePayload, 'event_id' | 'team_id'>;
+  /** `deliveryId`: the recorded delivery it came in (the receiver's customProperties), when recorded. */
+  context: { deliveryId?: string };
 }
 
-export type SlashCommandArgs = Parameters<Parameters<SlackListenerHost['command']>[1]>[0] & { command: { trigger_id?: string } };
+export interface SlashCommandArgs {
+  /** The fields of `/ask` the listeners read, as validated (and the trigger a form opens with). */
+  command: Pick<AskCommandPayload, 'text' | 'user_id' | 'channel_id' | 'team_id'> & { trigger_id?: string };
+  ack(response?: { response_type: 'ephemeral'; text: string }): Promise<void>;
+  respond(message: { response_type: 'ephemeral' | 'in_channel'; text: string }): Promise<unknown>;
+  client: WebClient;
+}
+
+export interface BlockActionArgs {
+  ack(): Promise<void>;
+  action: BlockActionPayload;
+  body: BlockActionsPayload;
+  client: WebClient;
+}
+
+/**
+ * The part of Bolt's App the listeners register on, by shape: only the composition root builds Bolt's App, and
+ * hands it in here. Payloads arrive as validated at the edge (app/validated-payloads.ts), typed by their schemas.
+ */
+export interface SlackListenerHost {
+  event<Name extends ListenedEvent>(name: Name, listener: (args: EventArgs<Name>) => Promise<void>): unknown;
+  command(name: '/ask', listener: (args: SlashCommandArgs) => Promise<void>): unknown;
+  action(actionId: string, listener: (args: BlockActionArgs) => Promise<void>): unknown;
+}
 
 export function registerListeners(app: SlackListenerHost, deps: ListenerDependencies): void {
-  const onMessage = async ({ event, body, context }: { event: any; body: unknown; context: { deliveryId?: string } }) => {
-    if (event.type === 'message' && event.subtype === 'message_deleted') {
-      // Deleted in Slack: what threadwise derived from it goes too (the cached copy, its thread's summary, its files).
-      const fileIds = ((event.previous_message?.files ?? []) as Array<{ id: string }>).map((file) => file.id);
-      const removed = await forgetSlackMessage(deps.db, event.channel, event.deleted_ts, fileIds);
-      deps.logger.info('a message was deleted in Slack; removed what was derived from it', { channel: event.channel, ts: event.deleted_ts, files: removed.length });
+  const onMessage = async ({ event, body: envelope, context }: EventArgs<'app_mention' | 'message'>) => {
+    if (isMessageDeleted(event)) {
+      const fileIds = (event.previous_message?.files ?? []).map((file) => file.id);
+      const removed = await deps.deletions.messageDeleted(event.channel, event.deleted_ts, fileIds);
+      deps.logger.info('a message was deleted in Slack; removed what was derived from it', { channel: event.channel, ts: event.deleted_ts, ...removed });
       return;
     }
-    const trigger = decideTrigger(event as IncomingMessage, deps.bot, true);
+    if (event.type === 'message' && !isPersonMessage(event)) return; // edits, joins, bot posts…
+    const trigger = decideTrigger(event, deps.bot, true);
     if (!trigger) return;
-    const envelope = body as { event_id?: string; team_id?: string };
     // Only a follow-up without a mention depends on the channel's setting: look it up (cached) for those alone.
     if (trigger.needsEngagedThread && !(await deps.replyWithoutMention(trigger.teamId ?? envelope.team_id, trigger.channelId))) return;
     deps.intake.submit({
@@ -82,7 +109,7 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
   app.event('message', onMessage);
 
   app.event('file_deleted', async ({ event }) => {
-    const removed = await forgetSlackFile(deps.db, event.file_id);
+    const removed = await deps.deletions.fileDeleted(event.file_id);
     deps.logger.info('a file was deleted in Slack; removed what was derived from it', { slackFileId: event.file_id, ...removed });
   });
 
@@ -113,9 +140,9 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     // Recorded before Slack hears back and before it is posted: from here on a crash does not lose the question
     // (recoverQuestions finishes it), and the run is written in the transaction that settles this record.
     // Slash commands cannot be used in threads and carry no thread_ts: the question starts a thread of its own.
-    const pending = newQuestion(deps, { channel: command.channel_id, userId: command.user_id, teamId: command.team_id || undefined, question, engages: true });
+    let pending: Awaited<ReturnType<typeof recordNewQuestion>>;
     try {
-      await recordQuestion(deps.db, pending);
+      pending = await recordNewQuestion(deps, { channel: command.channel_id, userId: command.user_id, teamId: command.team_id || undefined, question, engages: true });
     } catch (error) {
       deps.logger.warn('/ask could not record the question', { channel: command.channel_id, error });
       await ack({ response_type: 'ephemeral', text: 'Sorry — I couldn’t take your question just now (my database isn’t answering). Please try again in a minute.' });
@@ -127,7 +154,7 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
     } catch (error) {
       // Slack answered and said no: nothing to finish later. (Without an answer — a network error — it stays, and
       // is finished once this process is gone, like any other left over.)
-      const code = await forgetRefusedQuestion(deps.db, pending, error);
+      const code = await forgetRefusedQuestion(deps, pending, error);
       deps.logger.warn('/ask could not post the question', { channel: command.channel_id, code });
       await respond({
         response_type: 'ephemeral',
@@ -141,13 +168,13 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
 
   app.action(FEEDBACK_ACTION_ID, async ({ ack, action, body, client }) => {
     await ack();
-    const parsed = parseFeedbackValue((action as { value?: string }).value ?? '');
+    const parsed = parseFeedbackValue(action.value ?? '');
     if (!parsed) return;
     const user = body.user.id;
-    const channel = (body as { channel?: { id: string } }).channel?.id;
-    const threadTs = (body as { message?: { thread_ts?: string } }).message?.thread_ts;
+    const channel = body.channel?.id;
+    const threadTs = body.message?.thread_ts;
     try {
-      await saveFeedback(deps.db, parsed.runId, user, parsed.value);
+      await deps.runs.saveFeedback(parsed.runId, user, parsed.value);
     } catch (error) {
       deps.logger.warn('could not store feedback', { runId: parsed.runId, user, error });
       if (channel) await client.chat.postEphemeral({ channel, user, thread_ts: threadTs, text: 'Sorry — I couldn’t save your feedback just now. Please try again in a moment.' }).catch(() => {});
@@ -169,12 +196,12 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
   // The Stop button on the status message (shown where Slack's native status is refused).
   app.action(CANCEL_ACTION_ID, async ({ ack, action, body, client }) => {
     await ack();
-    const runId = parseCancelValue((action as { value?: string }).value);
+    const runId = parseCancelValue(action.value);
     if (runId === undefined) return;
-    const outcome = await requestCancel(deps.db, runId);
+    const outcome = await deps.runs.cancel(runId);
     deps.logger.info('cancel requested', { runId, by: body.user.id, via: 'button', outcome });
-    const channel = (body as { channel?: { id: string } }).channel?.id;
-    const threadTs = (body as { message?: { thread_ts?: string } }).message?.thread_ts;
+    const channel = body.channel?.id;
+    const threadTs = body.message?.thread_ts;
     if (channel && outcome === 'finished') {
       await client.chat.postEphemeral({ channel, user: body.user.id, thread_ts: threadTs, text: 'That answer had already finished.' }).catch(() => {});
     }
@@ -182,9 +209,9 @@ export function registerListeners(app: SlackListenerHost, deps: ListenerDependen
 
   app.event('reaction_added', async ({ event }) => {
     if (!CANCEL_REACTIONS.has(event.reaction) || event.item.type !== 'message') return;
-    const run = await findActiveRunByMessage(deps.db, event.item.channel, event.item.ts);
-    if (!run) return;
-    const outcome = await requestCancel(deps.db, run.id);
-    deps.logger.info('cancel requested', { runId: run.id, by: event.user, via: `:${event.reaction}:`, outcome });
+    const runId = await deps.runs.activeRunOn(event.item.channel, event.item.ts);
+    if (runId === undefined) return;
+    const outcome = await deps.runs.cancel(runId);
+    deps.logger.info('cancel requested', { runId, by: event.user, via: `:${event.reaction}:`, outcome });
   });
 }

@@ -159,6 +159,49 @@ const INTERACTION_SCHEMAS: Record<string, z.ZodType> = {
   view_submission: viewSubmission,
 };
 
+/*
+ * The payloads as listeners receive them: Bolt hands over only what validateSlackPayload let through (app/
+ * validated-payloads.ts puts the check in front of every receiver), so these types are what a listener may rely on.
+ */
+export type MessageEventPayload = z.infer<typeof messageEvent>;
+export type MessageDeletedPayload = z.infer<typeof messageDeleted>;
+export type OtherMessagePayload = z.infer<typeof otherMessage>;
+export type ReactionAddedPayload = z.infer<typeof reactionAdded>;
+export type FileDeletedPayload = z.infer<typeof fileDeleted>;
+export type AppHomeOpenedPayload = z.infer<typeof appHomeOpened>;
+export type AssistantThreadEventPayload = z.infer<typeof assistantThreadEvent>;
+export type AppContextChangedPayload = z.infer<typeof appContextChanged>;
+/** The body an event came in: its envelope (the event itself is typed by its name, in SlackEventPayloads). */
+export type EventEnvelopePayload = z.infer<typeof eventEnvelope>;
+export type AskCommandPayload = z.infer<typeof askCommand>;
+export type BlockActionsPayload = z.infer<typeof blockActions>;
+export type BlockActionPayload = BlockActionsPayload['actions'][number];
+export type MessageShortcutPayload = z.infer<typeof messageShortcut>;
+export type GlobalShortcutPayload = z.infer<typeof globalShortcut>;
+export type ViewSubmissionPayload = z.infer<typeof viewSubmission>;
+
+/** Each event threadwise handles, by name, as validated (eventSchemaFor). */
+export interface SlackEventPayloads {
+  app_mention: MessageEventPayload;
+  message: MessageEventPayload | MessageDeletedPayload | OtherMessagePayload;
+  reaction_added: ReactionAddedPayload;
+  file_deleted: FileDeletedPayload;
+  app_home_opened: AppHomeOpenedPayload;
+  assistant_thread_started: AssistantThreadEventPayload;
+  assistant_thread_context_changed: AssistantThreadEventPayload;
+  app_context_changed: AppContextChangedPayload;
+}
+
+/** A message event that says a message was deleted (its subtype alone does not narrow the union). */
+export function isMessageDeleted(event: SlackEventPayloads['message']): event is MessageDeletedPayload {
+  return event.subtype === 'message_deleted';
+}
+
+/** A message a person wrote (validated as such): other subtypes are read only to be ignored. */
+export function isPersonMessage(event: SlackEventPayloads['message']): event is MessageEventPayload {
+  return event.subtype === undefined || PERSON_SUBTYPES.has(event.subtype);
+}
+
 export type PayloadVerdict = { ok: true } | { ok: false; kind: string; problem: string; quiet?: boolean };
 
 /**

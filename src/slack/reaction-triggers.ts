@@ -14,6 +14,7 @@ import type { Intake } from '../runs/intake';
 import type { Database } from '../store/database';
 import { claimReactionTriggerQuestion } from '../store/reaction-trigger-store';
 import { forgetRefusedQuestion, newQuestion, postRecordedQuestion } from './ask-on-behalf';
+import type { EventEnvelopePayload, ReactionAddedPayload } from './payload-schemas';
 
 export interface ReactionTriggerDependencies {
   db: Database;
@@ -26,20 +27,20 @@ export interface ReactionTriggerDependencies {
 }
 
 export interface ReactionEventHost {
-  event(name: 'reaction_added', listener: (args: { event: any; body: any; client: WebClient }) => Promise<void>): unknown;
+  event(name: 'reaction_added', listener: (args: { event: ReactionAddedPayload; body: Pick<EventEnvelopePayload, 'team_id'>; client: WebClient }) => Promise<void>): unknown;
 }
 
 export function registerReactionTriggers(app: ReactionEventHost, deps: ReactionTriggerDependencies): void {
   app.event('reaction_added', async ({ event, body, client }) => {
-    if (event.item?.type !== 'message' || !event.user || event.user === deps.bot.userId) return;
-    const channelId: string = event.item.channel;
-    const messageTs: string = event.item.ts;
+    if (event.item.type !== 'message' || event.user === deps.bot.userId) return;
+    const channelId = event.item.channel;
+    const messageTs = event.item.ts;
     const teamId: string = body.team_id ?? '';
-    const reaction = String(event.reaction ?? '').split('::')[0]!; // skin tones ("thumbsup::skin-tone-2") map as the base emoji
+    const reaction = event.reaction.split('::')[0]!; // skin tones ("thumbsup::skin-tone-2") map as the base emoji
     const settings = await deps.settingsFor(teamId, channelId);
     const request = settings.reactionTriggers[reaction];
     if (!request) return;
-    const claim = { channelId, messageTs, reaction, userId: event.user as string };
+    const claim = { channelId, messageTs, reaction, userId: event.user };
     // The thread first (reading only): the question is recorded with the claim, ready to post.
     let threadTs: string;
     try {
@@ -62,7 +63,7 @@ export function registerReactionTriggers(app: ReactionEventHost, deps: ReactionT
     } catch (error) {
       // Refused by Slack: nothing was asked, the claim is given back and the next reaction may try again. Without
       // Slack's answer the question stays recorded, and is finished once this process is gone.
-      const code = await forgetRefusedQuestion(deps.db, recorded, error);
+      const code = await forgetRefusedQuestion(deps, recorded, error);
       deps.logger.warn('could not ask for a reaction trigger', { channel: channelId, ts: messageTs, reaction, code, ...(code ? {} : { error }) });
     }
   });

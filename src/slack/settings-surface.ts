@@ -59,15 +59,17 @@ export function settingsCommand(deps: SettingsSurfaceDependencies) {
       await respond({ response_type: 'ephemeral', text: whoMayEditSettings(deps) });
       return;
     }
+    // Slack sends team_id with every command; the schema leaves it optional, as the workspace default ('') reads it.
+    const teamId = command.team_id ?? '';
     try {
-      const current = await deps.resolver.settingsFor(command.team_id, command.channel_id);
+      const current = await deps.resolver.settingsFor(teamId, command.channel_id);
       const name = await client.conversations
         .info({ channel: command.channel_id })
         .then((info) => info.channel?.name ?? command.channel_id)
         .catch(() => command.channel_id);
       await client.views.open({
         trigger_id: command.trigger_id!,
-        view: buildSettingsView({ teamId: command.team_id, channelId: command.channel_id }, name, current, deps.choices()) as never,
+        view: buildSettingsView({ teamId, channelId: command.channel_id }, name, current, deps.choices()) as never,
       });
     } catch (error) {
       deps.logger.warn('could not open the settings form', { channel: command.channel_id, error });
