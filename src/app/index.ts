@@ -10,25 +10,16 @@ import type { BotIdentity } from '../conversation';
 import { countTokens } from '../context';
 import { createClosers } from '../core/closers';
 import { createLogger, type Logger } from '../logging/logger';
-import type { Intake } from '../runs/intake';
-import { createSlackAnswerChannels } from '../slack/answer-channel';
-import { recoverQuestions } from '../slack/ask-on-behalf';
 import { createSlackFileSource } from '../slack/files/slack-file-source';
-import { createFilePrefetch } from '../slack/prefetch-thread-files';
-import { createRefusalNotice } from '../slack/refusal-notice';
-import { createSlackThreadSource } from '../slack/thread-reader';
 import type { DatabaseHandle } from '../store/database';
 import type { EffectiveChannelSettings } from '../config/channel-settings';
-import { createBotChannelSettings } from './bot/channel-settings';
+import { wireSlackAnswers, type RecordedDeliveries } from './bot/answer-in-slack';
 import { createHealthCheck } from './bot/health';
 import { startHousekeeping } from './bot/housekeeping';
-import { createRunQueue } from './bot/run-queue';
 import { openSlackApp, startSlackApp } from './bot/slack-app';
-import { registerSlackSurfaces } from './bot/slack-surfaces';
 import { checkSlackTokens } from './check-slack';
 import { composeThreadwise, loadMcpServers } from './compose';
 import { startOperatorConsole } from './operator-console';
-import { createRecordedDeliveries } from './recorded-deliveries';
 import { StartupError } from './startup-error';
 
 export { StartupError };
@@ -100,54 +91,29 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       fileSource: (db) => (objects) => createSlackFileSource({ db, slack: slackFiles, objects }),
       now,
     });
-    const { database, skills, files } = parts;
-    const db = database.db;
-    const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
-    const leaseMs = options.leaseMs ?? config.runLeaseMs;
+    const { database } = parts;
     const health = createHealthCheck(database, parts.mcp, logger);
+    const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
     // Deliveries are journaled from the first event on; what settles them exists once the intake does (below).
-    let recorded: ReturnType<typeof createRecordedDeliveries> | undefined;
+    let recorded: RecordedDeliveries | undefined;
     const settleDelivery = (deliveryId: string) => recorded?.onDelivered(deliveryId);
     const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, killAfterAckForTests: options.killAfterAckForTests });
-    const { app, receiver, bot } = slack;
-
-    const threads = createSlackThreadSource(app.client);
-    const settings = createBotChannelSettings(config, { db, skills, mcpServers: mcpServers.servers.map((server) => server.name), logger, now });
-    const execute = parts.createExecutor({
-      bot,
-      threads,
-      answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName }),
-      settingsFor: settings.forRun,
-    });
-    const { worker, intake } = createRunQueue(config, {
-      db,
+    const { app, bot } = slack;
+    const { worker, intake, deliveries, settings, wakeWorker } = await wireSlackAnswers(config, {
+      composition: parts,
+      slack,
+      closers,
       logger,
+      now,
       replicaId,
-      leaseMs,
+      leaseMs: options.leaseMs ?? config.runLeaseMs,
       pollMs: options.pollMs ?? 2_000,
       concurrency: options.concurrency ?? 4,
-      execute,
-      tellRefusal: createRefusalNotice(app.client),
-      prefetchFiles: createFilePrefetch({ threads, files, logger }),
+      mcpServerNames: mcpServers.servers.map((server) => server.name),
       settleDelivery,
-    });
-    closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - Date.now())));
-    const wakeWorker = () => worker.wake();
-    const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills, toolsFor: parts.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker });
-    const deliveries = createRecordedDeliveries({
-      db,
-      replicaId,
-      leaseMs,
-      logger,
-      tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
-      replay: receiver ? (pending) => receiver.replay(pending) : undefined,
-      recoverQuestions: (questions) => recoverQuestions(app.client, listeners, questions),
+      shutdown,
     });
     recorded = deliveries;
-    // Before anything is recorded under this replica's id: a replica with no heartbeat looks dead to the others.
-    await deliveries.register();
-    closers.add('recorded deliveries', () => deliveries.stop());
-    closers.add('intake', () => drainIntake(intake, shutdown.graceMs, logger));
 
     const port = await startSlackApp(slack, config, health, closers);
     // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
@@ -163,7 +129,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     closers.add(
       'housekeeping',
       startHousekeeping(config, {
-        db,
+        db: database.db,
         client: app.client,
         logger,
         onRunResumable: wakeWorker,
@@ -187,10 +153,4 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       },
     } satisfies RunningThreadwise;
   });
-}
-
-/** Messages already acknowledged get the grace period to reach the database (it may be down right now). */
-async function drainIntake(intake: Intake, graceMs: number, logger: Logger): Promise<void> {
-  const lost = await intake.drain(graceMs);
-  if (lost > 0) logger.warn('stopped with acknowledged messages not yet runs; their recorded deliveries are replayed by the next start', { lost });
 }
