@@ -12,6 +12,7 @@ import type { LocalConfig } from '../config';
 import type { ApproveNow } from '../core/approval';
 import { createClosers } from '../core/closers';
 import type { Logger } from '../logging/logger';
+import type { McpConfig } from '../mcp';
 import { sweepExpiredContent } from '../store/retention';
 import { failAbandonedUnleasedRuns, mayPostUnleasedRun } from '../store/unleased-runs';
 import { createLocalEdge } from '../terminal/local-edge';
@@ -30,6 +31,8 @@ export interface LocalOptions {
   /** Model retries; a scripted model gains nothing from waiting. */
   retry?: RetryingOptions;
   now?: () => number;
+  /** mcp.json, when the caller read it already (to redact its secrets in its log); else read here. */
+  mcpServers?: McpConfig;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -47,7 +50,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     const composed = await composeThreadwise(config, {
       closers,
       logger,
-      mcpServers: await loadMcpServers(config, options.env ?? process.env),
+      mcpServers: options.mcpServers ?? (await loadMcpServers(config, options.env ?? process.env)),
       database: { where: options.database ?? 'configured', waitMs: 10_000, maxConnections: 4 },
       watchSkills: options.watchSkills ?? false,
       retry: options.retry,
