@@ -9,6 +9,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import { loadMcpServers } from './app/compose';
 import { openLocalThreadwise } from './app/local';
 import { StartupError } from './app/startup-error';
 import { loadLocalConfig } from './config';
@@ -67,8 +68,16 @@ for (const given of args.files) {
   }
 }
 
+// Read before the log is opened, so header and env values from mcp.json are redacted like the API key.
+let mcpServers;
+try {
+  mcpServers = await loadMcpServers(config, process.env);
+} catch (error) {
+  if (!(error instanceof StartupError)) throw error;
+  quit(1, error.message);
+}
 const logFile = path.resolve(config.storage.dataDir, 'logs', 'chat.log');
-const logger = openLogFile(logFile);
+const logger = openLogFile(logFile, [config.model.apiKey, ...mcpServers.secrets]);
 process.on('uncaughtException', (error) => {
   logger.error('unexpected error', { error });
   quit(1, `something went wrong: ${error.message} (details in ${logFile})`);
@@ -80,7 +89,7 @@ process.on('unhandledRejection', (error) => {
 
 let agent;
 try {
-  agent = await openLocalThreadwise(config, { logger, watchSkills: !args.question });
+  agent = await openLocalThreadwise(config, { logger, mcpServers, watchSkills: !args.question });
 } catch (error) {
   if (!(error instanceof StartupError)) throw error;
   quit(1, error.message);
@@ -99,14 +108,14 @@ try {
 process.exit(code);
 
 /** The terminal's log goes to a file: JSON lines on the screen would bury the conversation. */
-function openLogFile(file: string): Logger {
+function openLogFile(file: string, secrets: string[]): Logger {
   try {
     mkdirSync(path.dirname(file), { recursive: true });
     appendFileSync(file, '');
   } catch {
-    return createLogger({ level: 'error', secrets: [config.model.apiKey] });
+    return createLogger({ level: 'error', secrets });
   }
-  return createLogger({ level: config.logLevel, secrets: [config.model.apiKey], write: (line) => appendFileSync(file, line) });
+  return createLogger({ level: config.logLevel, secrets, write: (line) => appendFileSync(file, line) });
 }
 
 function currentUserName(): string {

@@ -1,34 +1,26 @@
 /**
- * threadwise without Slack, for `npm run chat` and `npm run eval`: the same run executor, files, context, skills,
- * tools and loop as the bot (index.ts), with the local edge (terminal/local-edge.ts) in Slack's place and files read
- * from the local disk instead of downloaded. No worker claims runs here: each question is an unleased run owned by
- * this process (store/unleased-runs.ts), so a terminal sharing a PostgreSQL with the bot never answers Slack's runs
- * and the bot never takes over the terminal's.
+ * threadwise without Slack, for `npm run chat` and `npm run eval`: the one composition (compose.ts) with the local
+ * edge (terminal/local-edge.ts) in Slack's place and files read from the local disk. MCP tools come from the same
+ * mcp.json; a call that needs approval asks the person at the terminal (the conversation's `approveNow`), or is
+ * refused with a sentence where nobody can be asked. No worker claims runs here: each question is an unleased run
+ * owned by this process (store/unleased-runs.ts), so a terminal sharing a PostgreSQL with the bot never answers
+ * Slack's runs and the bot never takes over the terminal's.
  */
-import { agentSettings } from './agent-settings';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { LocalConfig } from '../config';
-import { createDocumentExtractor, resolveOcrSettings } from '../documents';
-import { createLocalFileSource } from '../terminal/local-file-source';
-import { createThreadFiles } from '../files/thread-files';
+import type { ApproveNow } from '../core/approval';
+import { createClosers } from '../core/closers';
 import type { Logger } from '../logging/logger';
+import type { McpConfig } from '../mcp';
 import { sweepExpiredContent } from '../store/retention';
-import { createRunExecutor } from '../runs/answer-run';
-import { loadSkillLibrary, SkillLoadError } from '../skills';
-import { createRunLedger } from '../store/run-ledger';
-import type { DatabaseHandle } from '../store/database';
 import { failAbandonedUnleasedRuns, mayPostUnleasedRun } from '../store/unleased-runs';
 import { createLocalEdge } from '../terminal/local-edge';
+import { createLocalFileSource } from '../terminal/local-file-source';
 import type { LocalAgent } from '../terminal/local-agent';
-import { createDefaultTools } from '../tools';
 import type { RetryingOptions } from '../agent/retrying-chat-model';
-import { createChatModel } from './create-chat-model';
-import { DataDirInUseError } from './database/data-dir-lock';
-import { openDatabaseWhenReachable } from './database/wait-for-database';
-import { createFileSearch } from './file-search';
-import { StartupError } from './startup-error';
-import { messageOf } from '../core/errors';
+import { describeChannelTools } from './channel-tools';
+import { composeThreadwise, loadMcpServers, type RunExecutor } from './compose';
 
 export interface LocalOptions {
   logger: Logger;
@@ -39,6 +31,10 @@ export interface LocalOptions {
   /** Model retries; a scripted model gains nothing from waiting. */
   retry?: RetryingOptions;
   now?: () => number;
+  /** mcp.json, when the caller read it already (to redact its secrets in its log); else read here. */
+  mcpServers?: McpConfig;
+  /** Where mcp.json's ${VAR}s come from; default process.env. */
+  env?: Record<string, string | undefined>;
 }
 
 /** Every local process's runs are owned by `local:…`; runs such a process left unfinished are closed by the next. */
@@ -49,33 +45,65 @@ const ABANDONED_AFTER_MS = 15 * 60_000;
 export async function openLocalThreadwise(config: LocalConfig, options: LocalOptions): Promise<LocalAgent> {
   const { logger } = options;
   const now = options.now ?? Date.now;
-  let skills;
-  try {
-    skills = await loadSkillLibrary(config.skillsDir, { watch: options.watchSkills ?? false, onWarning: (message) => logger.warn(message) });
-  } catch (error) {
-    if (error instanceof SkillLoadError) throw new StartupError(error.message);
-    throw new StartupError(`could not read the skills in ${config.skillsDir} (SKILLS_DIR): ${messageOf(error)}`);
-  }
-  let database: DatabaseHandle;
-  try {
-    database = await openDatabaseWhenReachable(
-      options.database === 'memory'
-        ? { driver: 'pglite' }
-        : config.storage.databaseUrl
-          ? { driver: 'postgres', url: config.storage.databaseUrl, maxConnections: 4 }
-          : { driver: 'pglite', dataDir: config.storage.dataDir },
+  const closers = createClosers((name, error) => logger.warn(`closing the ${name} failed`, { error }));
+  const parts = await closers.closeOnFailure(async () => {
+    const composed = await composeThreadwise(config, {
+      closers,
       logger,
-      10_000,
-    );
-  } catch (error) {
-    skills.close();
-    if (error instanceof StartupError) throw error;
-    if (error instanceof DataDirInUseError) throw new StartupError(error.message);
-    const where = options.database === 'memory' ? 'an in-memory database' : config.storage.databaseUrl ? 'the database at DATABASE_URL' : `the database in ${config.storage.dataDir} (DATA_DIR)`;
-    throw new StartupError(`could not open ${where}: ${messageOf(error)}`);
-  }
-  const db = database.db;
+      mcpServers: options.mcpServers ?? (await loadMcpServers(config, options.env ?? process.env)),
+      database: { where: options.database ?? 'configured', waitMs: 10_000, maxConnections: 4 },
+      watchSkills: options.watchSkills ?? false,
+      retry: options.retry,
+      fileSource: () => (objects) => createLocalFileSource({ objects }),
+      now,
+    });
+    await closeAbandonedRuns(config, composed.database.db, now, logger);
+    return composed;
+  });
+  const db = parts.database.db;
+  const bot = { userId: 'local:threadwise', name: 'threadwise' };
   const owner = `${OWNER_PREFIX}${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const edge = createLocalEdge({ db, bot, owner, now });
+  const ledger = {
+    // The run's own process is its only owner: no lease to check, only that it is still running and unanswered.
+    mayPost: (runId: number, runOwner: string) => mayPostUnleasedRun(db, runId, runOwner),
+    // Nobody could carry a parked local run on (no worker, no buttons): approval is asked on the spot instead.
+    park: async () => undefined,
+  };
+  // One executor per way of asking (made once each): the terminal's prompt, or nobody (evals, scripts).
+  const executors = new Map<ApproveNow, RunExecutor>();
+  const executorFor = (approveNow: ApproveNow) => {
+    let execute = executors.get(approveNow);
+    if (!execute) {
+      execute = parts.createExecutor({ bot, threads: edge.threads, answers: edge.answers, ledger, approveNow });
+      executors.set(approveNow, execute);
+    }
+    return execute;
+  };
+  const prefetch = (threadId: number, messages: Parameters<typeof parts.files.prefetch>[1]) => {
+    void parts.files.prefetch(threadId, messages).catch((error) => logger.warn('could not read files ahead of the question', { threadId, error }));
+  };
+
+  return {
+    bot,
+    modelName: parts.model.name,
+    maxFileBytes: config.files.maxFileBytes,
+    skills: () => parts.skills.list(),
+    tools: () => describeChannelTools(parts.toolsFor('')),
+    startConversation: (channelId, { approveNow = refuseApproval } = {}) =>
+      edge.startConversation({ channelId, execute: executorFor(approveNow), prefetch }),
+    close: () => closers.closeAll(),
+  };
+}
+
+/** Where nobody can be asked (an eval, a script): a call that needs approval is not run, and the model is told why. */
+const refuseApproval: ApproveNow = async (prompt) => ({
+  approved: false,
+  sentence: `${prompt.tool} needs a person's approval, and nobody can be asked here, so it was not run. Answer without it and say what you would have done.`,
+});
+
+/** Closes what earlier terminals left unfinished, and applies RETENTION_DAYS once per session. */
+async function closeAbandonedRuns(config: LocalConfig, db: Parameters<typeof sweepExpiredContent>[0], now: () => number, logger: Logger): Promise<void> {
   const abandoned = await failAbandonedUnleasedRuns(
     db,
     OWNER_PREFIX,
@@ -88,67 +116,4 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
   if (config.retentionDays > 0) {
     await sweepExpiredContent(db, config.retentionDays).catch((error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }));
   }
-
-  const bot = { userId: 'local:threadwise', name: 'threadwise' };
-  const model = createChatModel(config.model, logger, { retry: options.retry });
-  const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
-  const files = createThreadFiles({
-    db,
-    extractor,
-    ...createFileSearch(db, config.model),
-    openSource: (objects) => createLocalFileSource({ objects }),
-    limits: { maxFileBytes: config.files.maxFileBytes, maxImageBytes: config.files.maxImageBytes },
-    preloadKb: config.files.preloadKb,
-    maxImagesPerTurn: config.files.maxImagesPerTurn,
-    model,
-    logger,
-  });
-  const edge = createLocalEdge({ db, bot, owner, now });
-  // threadwise's own tools: MCP servers are not connected here (nor, yet, in the bot's composition).
-  const defaultTools = createDefaultTools();
-  const execute = createRunExecutor({
-    bot,
-    threads: edge.threads,
-    answers: edge.answers,
-    ledger: {
-      ...createRunLedger(db),
-      // The run's own process is its only owner: no lease to check, only that it is still running and unanswered.
-      mayPost: (runId, runOwner) => mayPostUnleasedRun(db, runId, runOwner),
-      // Nobody could carry a parked local run on (no worker, no approval buttons): it is never parked.
-      park: async () => undefined,
-    },
-    files,
-    model,
-    toolsFor: () => defaultTools,
-    skills,
-    skillIndex: () => skills.list(),
-    settings: agentSettings(config, { stream: true }),
-    now,
-    logger,
-    prices: config.prices,
-  });
-
-  let closing: Promise<void> | undefined;
-  return {
-    bot,
-    modelName: model.name,
-    maxFileBytes: config.files.maxFileBytes,
-    skills: () => skills.list(),
-    startConversation: (channelId) =>
-      edge.startConversation({
-        channelId,
-        execute,
-        prefetch: (threadId, messages) => {
-          void files.prefetch(threadId, messages).catch((error) => logger.warn('could not read files ahead of the question', { threadId, error }));
-        },
-      }),
-    close() {
-      closing ??= (async () => {
-        await extractor.close().catch((error) => logger.warn('closing the extraction workers failed', { error }));
-        skills.close();
-        await database.close();
-      })();
-      return closing;
-    },
-  };
 }

@@ -35,3 +35,9 @@ export interface AwaitingCall {
   callId: string;
   prompt: ApprovalPrompt;
 }
+
+/**
+ * Decides a tool call on the spot, where the person who asked is at hand (the terminal's own prompt): no parked
+ * run, no buttons. A refusal carries the sentence the model is told instead of the tool's result.
+ */
+export type ApproveNow = (prompt: ApprovalPrompt, signal: AbortSignal) => Promise<{ approved: true; by: string } | { approved: false; sentence: string }>;

@@ -4,6 +4,7 @@
  * spring-forward skips runs at the first valid time after it, one that a fall-back repeats runs once). Every
  * refusal is a sentence the model can pass on to the person.
  */
+import { messageOf } from '../core/errors';
 import { Cron } from 'croner';
 import { formatDuration, formatLocal, isTimeZone, localIso } from './local-time';
 
@@ -83,7 +84,7 @@ function checkCron(text: string, zone: string, now: number, limits: ScheduleLimi
   try {
     cron = cronOf(text, zone);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^CronPattern:\s*/i, '') : String(error);
+    const reason = messageOf(error).replace(/^CronPattern:\s*/i, '');
     return refuse(
       'unparseable',
       `"${text}" is not a valid 5-field cron expression (${reason}). The fields are minute hour day-of-month month day-of-week, like "0 9 * * 1-5" for weekdays at 09:00.`,

@@ -8,6 +8,7 @@
  * occurrence — the process was down — is claimed once, marked late, and the task moves on to its next due time
  * after now: never a burst. Every time read and every timer goes through the Clock.
  */
+import { ThreadwiseError } from '../core/errors';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
@@ -25,8 +26,11 @@ import { nextDueAfter, type TaskSchedule } from './schedule';
 import { scheduleOf } from './task-schedule-of';
 
 /** Thrown by `enqueueOccurrence` when the occurrence cannot start yet (its thread has a run waiting): retried quietly. */
-export class OccurrenceDeferred extends Error {
-  override name = 'OccurrenceDeferred';
+export class OccurrenceDeferred extends ThreadwiseError<'occurrence_deferred'> {
+  override readonly name = 'OccurrenceDeferred';
+  constructor(message = 'the thread has a run waiting; the occurrence starts after it', options?: { cause?: unknown; context?: Record<string, unknown> }) {
+    super('occurrence_deferred', message, options);
+  }
 }
 
 /** An occurrence just claimed: what the run that answers it needs. */

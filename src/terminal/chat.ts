@@ -1,7 +1,8 @@
 /**
  * `npm run chat`: one question answered (with a question), or a conversation (without one) — the same agent as in
  * Slack, with this terminal as the thread. Conversations keep their history (one stored thread), take files
- * mid-way (`/file`), and stop an answer on Ctrl-C without leaving.
+ * mid-way (`/file`), and stop an answer on Ctrl-C without leaving. A tool call that needs approval asks y/n on
+ * this terminal's prompt (terminal-approval.ts).
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import type { ChatArgs } from './chat-args';
 import type { AskResult, Conversation, Person } from './local-edge';
 import type { LocalAgent } from './local-agent';
 import { describeLocalFile, LocalFileError, type LocalFile } from './local-file';
+import type { AnswerDisplay } from './answer-display';
+import { createOneShotApproval, createTerminalApproval } from './terminal-approval';
 import { createTerminalDisplay, type TerminalStreams } from './terminal-display';
 
 /** Where the terminal's threads are stored. */
@@ -33,16 +36,21 @@ export interface ChatInterrupts {
   onTerminate(handler: () => void): void;
 }
 
+const PROMPT = '› ';
+
 export const COMMANDS_HELP = `Commands:
   /file PATH   add a file to the conversation (PDF, DOCX, PPTX, XLSX, CSV, HTML, text, images)
   /files       list the conversation's files and their ids
   /skills      list the skills threadwise can load
+  /tools       list the tools threadwise can use (MCP servers' from mcp.json included)
   /reset       start a new conversation (history and files are left behind)
   /exit        leave (also Ctrl-D; Ctrl-C stops an answer, or leaves when none is being written)`;
 
 /** One turn: the answer (or its JSON) on stdout. Returns the exit code: 0 answered, 1 failed, 130 stopped. */
 export async function answerOnce(agent: LocalAgent, args: ChatArgs & { question: string }, files: LocalFile[], io: ChatIO, interrupts: ChatInterrupts): Promise<number> {
-  const conversation = await agent.startConversation(TERMINAL_CHANNEL);
+  const display = createTerminalDisplay(io, { failTo: 'stderr', answer: !args.json });
+  const approveNow = createOneShotApproval(io, personOf(io).name, () => display.clearStatus());
+  const conversation = await agent.startConversation(TERMINAL_CHANNEL, { approveNow });
   const controller = new AbortController();
   let terminated = false;
   interrupts.onInterrupt(() => controller.abort(new RunInterrupted('cancelled')));
@@ -50,7 +58,6 @@ export async function answerOnce(agent: LocalAgent, args: ChatArgs & { question:
     terminated = true;
     controller.abort(new RunInterrupted('cancelled'));
   });
-  const display = createTerminalDisplay(io, { failTo: 'stderr', answer: !args.json });
   const result = await conversation.ask({ from: personOf(io), text: args.question, files }, { display, signal: controller.signal });
   if (args.json) io.stdout.write(`${JSON.stringify(await runJson(result, conversation, files), null, 2)}\n`);
   return terminated ? 143 : exitCodeOf(result);
@@ -60,8 +67,8 @@ export async function answerOnce(agent: LocalAgent, args: ChatArgs & { question:
 export async function converse(agent: LocalAgent, args: ChatArgs, files: LocalFile[], io: ChatIO, interrupts: ChatInterrupts): Promise<number> {
   const interactive = io.stdin.isTTY === true && io.stderr.isTTY === true;
   const person = personOf(io);
-  let conversation = await agent.startConversation(TERMINAL_CHANNEL);
   let running: AbortController | undefined;
+  let display: AnswerDisplay | undefined;
   let leaving = false;
   let exitCode = 0;
 
@@ -71,7 +78,7 @@ export async function converse(agent: LocalAgent, args: ChatArgs, files: LocalFi
   const lines: string[] = [];
   let ended = false;
   let wake: (() => void) | undefined;
-  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: interactive, prompt: '› ', historySize: 200 });
+  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: interactive, prompt: PROMPT, historySize: 200 });
   rl.on('line', (line) => {
     lines.push(line);
     wake?.();
@@ -80,11 +87,32 @@ export async function converse(agent: LocalAgent, args: ChatArgs, files: LocalFi
     ended = true;
     wake?.();
   });
-  const nextLine = async (): Promise<string | undefined> => {
-    while (lines.length === 0 && !ended && !leaving) await new Promise<void>((resolve) => (wake = resolve));
+  const nextLine = async (signal?: AbortSignal): Promise<string | undefined> => {
+    while (lines.length === 0 && !ended && !leaving && !signal?.aborted) {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        signal?.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
     wake = undefined;
-    return leaving ? undefined : lines.shift();
+    return leaving || signal?.aborted ? undefined : lines.shift();
   };
+  // Approval is asked on this same prompt: the answer line is the next one typed (or piped).
+  const approveNow = createTerminalApproval(async (question, signal) => {
+    display?.clearStatus();
+    const lastBreak = question.lastIndexOf('\n') + 1;
+    io.stderr.write(question.slice(0, lastBreak));
+    if (interactive) {
+      rl.setPrompt(question.slice(lastBreak));
+      rl.prompt();
+    } else io.stderr.write(question.slice(lastBreak));
+    try {
+      return await nextLine(signal);
+    } finally {
+      rl.setPrompt(PROMPT);
+    }
+  }, person.name);
+  let conversation = await agent.startConversation(TERMINAL_CHANNEL, { approveNow });
   const leave = (code: number) => {
     leaving = true;
     exitCode = code;
@@ -130,8 +158,16 @@ export async function converse(agent: LocalAgent, args: ChatArgs, files: LocalFi
       const skills = agent.skills();
       say(skills.length ? skills.map((skill) => `${skill.name} — ${skill.description}`).join('\n') : 'No skills are installed (SKILLS_DIR).');
     },
+    async tools() {
+      say(
+        agent
+          .tools()
+          .map((tool) => `${tool.name}${tool.needsApproval ? ' (asks you first)' : ''} — ${firstSentence(tool.description)}`)
+          .join('\n'),
+      );
+    },
     async reset() {
-      conversation = await agent.startConversation(TERMINAL_CHANNEL);
+      conversation = await agent.startConversation(TERMINAL_CHANNEL, { approveNow });
       say('Started a new conversation: earlier messages and files are left behind.');
     },
     async exit() {
@@ -163,9 +199,10 @@ export async function converse(agent: LocalAgent, args: ChatArgs, files: LocalFi
         continue;
       }
       running = new AbortController();
-      const display = createTerminalDisplay(io, { failTo: 'stdout', answer: !args.json });
+      display = createTerminalDisplay(io, { failTo: 'stdout', answer: !args.json });
       const result = await conversation.ask({ from: person, text }, { display, signal: running.signal });
       running = undefined;
+      display = undefined;
       if (args.json) say(JSON.stringify(await runJson(result, conversation, [])));
       else if (io.stdout.isTTY) say('');
     }
@@ -197,6 +234,11 @@ export function exitCodeOf(result: AskResult): number {
 function personOf(io: ChatIO): Person {
   const name = io.userName.trim() || 'you';
   return { id: `local:${name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}`, name };
+}
+
+function firstSentence(text: string): string {
+  const sentence = /^[^\n]*?[.!?](?=\s|$)/.exec(text)?.[0] ?? text.split('\n')[0]!;
+  return sentence.length > 120 ? `${sentence.slice(0, 119)}…` : sentence;
 }
 
 function describeFile(file: ThreadFile): string {

@@ -28,7 +28,7 @@ export interface Person {
   name: string;
 }
 
-/** The run (runs/answer-run.ts); a local run is never parked for approval, the ledger refuses to. */
+/** The run (runs/answer-run.ts); a local run is never parked for approval: it asks on the spot, or refuses. */
 export type RunExecutor = (run: RunRow, signal: AbortSignal) => Promise<RunOutcome | { status: 'waiting_approval' }>;
 
 export interface ToolCallRecord {
@@ -168,7 +168,7 @@ export function createLocalEdge(options: LocalEdgeOptions) {
       },
       // A local run is never resumed by another attempt, so it never leaves drafts behind.
       retireDrafts: async () => false,
-      // Never asked: a local run is not parked for approval (app/local.ts), so there is no one to ask.
+      // Never asked here: a local run is never parked; approval is asked on the spot (the conversation's approveNow).
       requestApproval: async () => undefined,
       async post(note) {
         await post(note.text);

@@ -4,7 +4,8 @@
  * on the next turn. Whether a call waits for a person is the operator's configuration, passed in here.
  */
 import { z } from 'zod';
-import type { ApprovalPrompt } from '../core/approval';
+import type { ApprovalPrompt, ApproveNow } from '../core/approval';
+import { ThreadwiseError } from '../core/errors';
 import type { Tool } from './tool';
 
 export interface ExternalToolResult {
@@ -26,6 +27,11 @@ export interface ExternalToolSpec {
   /** Set by the operator: every call waits for a person's approval. */
   needsApproval: boolean;
   hints?: ApprovalPrompt['hints'];
+  /**
+   * Where a person is at hand (the terminal): a call that needs approval asks them before it runs, instead of the
+   * run being parked for a decision in the thread.
+   */
+  approveNow?: ApproveNow;
   call(args: Record<string, unknown>, options: { signal: AbortSignal; maxChars: number }): Promise<ExternalToolResult>;
 }
 
@@ -39,10 +45,13 @@ export function createExternalTool(spec: ExternalToolSpec): Tool<Record<string, 
     parameters: anyObject,
     jsonSchema: spec.parameters,
     describeProgress: () => `using ${spec.action} on ${spec.server}…`,
-    approval: spec.needsApproval
-      ? (args) => ({ tool: spec.name, server: spec.server, action: spec.action, arguments: args, hints: spec.hints })
-      : undefined,
+    approval: spec.needsApproval && !spec.approveNow ? (args) => promptFor(spec, args) : undefined,
     async execute(args, context) {
+      if (spec.needsApproval && spec.approveNow) {
+        const decision = await spec.approveNow(promptFor(spec, args), context.signal);
+        if (!decision.approved) throw new ThreadwiseError('not_approved', decision.sentence, { context: { tool: spec.name } });
+        context.recordActivity(`${decision.by} approved ${spec.action} on ${spec.server}`);
+      }
       // A tool result may take what is left of the context, within reason; the source caps and frames it.
       const maxChars = Math.max(2_000, Math.min(40_000, context.tokensLeft() * 2));
       const result = await spec.call(args, { signal: context.signal, maxChars });
@@ -51,4 +60,8 @@ export function createExternalTool(spec: ExternalToolSpec): Tool<Record<string, 
       return result.text;
     },
   };
+}
+
+function promptFor(spec: ExternalToolSpec, args: Record<string, unknown>): ApprovalPrompt {
+  return { tool: spec.name, server: spec.server, action: spec.action, arguments: args, hints: spec.hints };
 }

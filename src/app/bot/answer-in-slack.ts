@@ -1,0 +1,85 @@
+/**
+ * How a question in Slack becomes an answer in its thread, wired on the composition: the run over Slack's thread
+ * and answer channel and the channel's settings; the intake and worker; every surface a person uses; and the
+ * recorded deliveries that replay what a dead process had acknowledged. Each stoppable part goes on the closers.
+ */
+import type { Config } from '../../config';
+import type { Closers } from '../../core/closers';
+import type { Logger } from '../../logging/logger';
+import { createSlackAnswerChannels } from '../../slack/answer-channel';
+import { recoverQuestions } from '../../slack/ask-on-behalf';
+import { createFilePrefetch } from '../../slack/prefetch-thread-files';
+import { createRefusalNotice } from '../../slack/refusal-notice';
+import { createSlackThreadSource } from '../../slack/thread-reader';
+import type { Composition } from '../compose';
+import { createRecordedDeliveries } from '../recorded-deliveries';
+import { createBotChannelSettings } from './channel-settings';
+import { createRunQueue } from './run-queue';
+import type { SlackApp } from './slack-app';
+import { registerSlackSurfaces } from './slack-surfaces';
+
+export type RecordedDeliveries = ReturnType<typeof createRecordedDeliveries>;
+
+export interface AnswerWiring {
+  composition: Composition;
+  slack: SlackApp;
+  closers: Closers;
+  logger: Logger;
+  now: () => number;
+  replicaId: string;
+  leaseMs: number;
+  pollMs: number;
+  concurrency: number;
+  mcpServerNames: readonly string[];
+  /** Settles a journaled delivery once it is handled (the receiver was made before the deliveries were). */
+  settleDelivery: (deliveryId: string) => void;
+  /** Set by stop(): what is left of the grace period, and all of it. */
+  shutdown: { graceMs: number; deadline: number };
+}
+
+export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
+  const { composition, slack, closers, logger, now, replicaId, leaseMs, shutdown } = wiring;
+  const { app, receiver, bot } = slack;
+  const db = composition.database.db;
+  const threads = createSlackThreadSource(app.client);
+  const settings = createBotChannelSettings(config, { db, skills: composition.skills, mcpServers: wiring.mcpServerNames, logger, now });
+  const execute = composition.createExecutor({
+    bot,
+    threads,
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName }),
+    settingsFor: settings.forRun,
+  });
+  const { worker, intake } = createRunQueue(config, {
+    db,
+    logger,
+    replicaId,
+    leaseMs,
+    pollMs: wiring.pollMs,
+    concurrency: wiring.concurrency,
+    execute,
+    tellRefusal: createRefusalNotice(app.client),
+    prefetchFiles: createFilePrefetch({ threads, files: composition.files, logger }),
+    settleDelivery: wiring.settleDelivery,
+  });
+  closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - Date.now())));
+  const wakeWorker = () => worker.wake();
+  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker });
+  const deliveries = createRecordedDeliveries({
+    db,
+    replicaId,
+    leaseMs,
+    logger,
+    tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
+    replay: receiver ? (pending) => receiver.replay(pending) : undefined,
+    recoverQuestions: (questions) => recoverQuestions(app.client, listeners, questions),
+  });
+  // Before anything is recorded under this replica's id: a replica with no heartbeat looks dead to the others.
+  await deliveries.register();
+  closers.add('recorded deliveries', () => deliveries.stop());
+  closers.add('intake', async () => {
+    // Messages already acknowledged get the grace period to reach the database (it may be down right now).
+    const lost = await intake.drain(shutdown.graceMs);
+    if (lost > 0) logger.warn('stopped with acknowledged messages not yet runs; their recorded deliveries are replayed by the next start', { lost });
+  });
+  return { worker, intake, deliveries, settings, wakeWorker };
+}

@@ -1,0 +1,34 @@
+/**
+ * GET /healthz: 200 while the database answers, with each MCP server's state; 503 when it does not. In HTTP mode
+ * the receiver serves it; Socket Mode has no HTTP server of its own, so one is started for the platform's probes.
+ */
+import { createServer } from 'node:http';
+import { raceWithSignal } from '../../core/abort';
+import type { Logger } from '../../logging/logger';
+import type { McpHub } from '../../mcp';
+import type { HealthReport } from '../../slack/receiver/threaded-http-receiver';
+import type { DatabaseHandle } from '../../store/database';
+
+export function createHealthCheck(database: DatabaseHandle, mcp: McpHub | undefined, logger: Logger): () => Promise<HealthReport> {
+  return async function checkHealth() {
+    try {
+      // Shorter than the receiver's own wait for this answer, so a database that hangs is reported as such.
+      await raceWithSignal(database.ping(), AbortSignal.timeout(5_000));
+      const tools = mcp?.health().servers.map(({ name, state, tools, lastError }) => ({ name, state, tools, ...(lastError ? { lastError } : {}) }));
+      return { status: 200, body: tools ? { ok: true, mcp: tools } : { ok: true } };
+    } catch (error) {
+      logger.warn('health check: the database is unreachable', { error });
+      return { status: 503, body: { ok: false, error: 'database unreachable' } };
+    }
+  };
+}
+
+/** Serves /healthz alone on `port` (0: any free port); resolves with the port and a close. */
+export async function serveHealth(port: number, check: () => Promise<HealthReport>): Promise<{ port: number; close(): void }> {
+  const server = createServer((req, res) => {
+    if (req.url !== '/healthz') return void res.writeHead(404).end();
+    void check().then(({ status, body }) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
+  });
+  await new Promise<void>((resolve) => server.listen(port, resolve));
+  return { port: (server.address() as { port: number }).port, close: () => server.close() };
+}

@@ -1,0 +1,54 @@
+/**
+ * What the bot does on a timer, beside answering: prunes dedupe records (they only need to outlive Slack's
+ * retries), sweeps content past RETENTION_DAYS, and expires tool calls nobody decided in time (any replica may;
+ * each expires once, and its run carries on).
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Config } from '../../config';
+import type { Logger } from '../../logging/logger';
+import { expireWaitingApprovals } from '../../slack/approval-actions';
+import type { Database } from '../../store/database';
+import { pruneDedupeRecords } from '../../store/event-store';
+import { sweepExpiredContent } from '../../store/retention';
+
+/** How often dedupe records are pruned and content past RETENTION_DAYS is swept. */
+const HOUSEKEEPING_MS = 60 * 60_000;
+/** How often waiting approvals are checked for expiry. */
+const APPROVAL_SWEEP_MS = 15_000;
+
+export interface HousekeepingParts {
+  db: Database;
+  client: WebClient;
+  logger: Logger;
+  onRunResumable: () => void;
+  /** Tests: shorter periods. */
+  housekeepingMs?: number;
+  firstHousekeepingMs?: number;
+  approvalSweepMs?: number;
+}
+
+/** Starts the timers; returns what stops them. */
+export function startHousekeeping(config: Pick<Config, 'retentionDays' | 'timeZone'>, parts: HousekeepingParts): () => void {
+  const { db, logger } = parts;
+  const sweep = () => {
+    pruneDedupeRecords(db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
+    if (config.retentionDays > 0) {
+      sweepExpiredContent(db, config.retentionDays).then(
+        (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
+        (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
+      );
+    }
+  };
+  const approvals = { db, timeZone: config.timeZone, logger, onRunResumable: parts.onRunResumable };
+  const expire = () => {
+    expireWaitingApprovals(parts.client, approvals).catch((error) => logger.warn('could not expire waiting approvals', { error }));
+  };
+  const timers = [
+    setInterval(sweep, parts.housekeepingMs ?? HOUSEKEEPING_MS),
+    // And once at start, shortly after: a process restarted more often than hourly still sweeps.
+    setTimeout(sweep, parts.firstHousekeepingMs ?? 10_000),
+    setInterval(expire, parts.approvalSweepMs ?? APPROVAL_SWEEP_MS),
+  ];
+  for (const timer of timers) timer.unref();
+  return () => timers.forEach((timer) => clearTimeout(timer));
+}

@@ -1,0 +1,138 @@
+/**
+ * The one composition, from config: database, skills, MCP servers, model, document extraction, search, the
+ * thread's files, tools and traces — what a run needs whichever edge it answers on. The bot (index.ts), the terminal
+ * and the evals (local.ts) call it and add only what is theirs: the edge's threads, answers, file bytes and way of
+ * asking for approval. Every part it opens goes onto the caller's closers.
+ */
+import { messageOf } from '../core/errors';
+import type { LocalConfig } from '../config';
+import type { BotIdentity } from '../conversation';
+import type { ApproveNow } from '../core/approval';
+import type { Closers } from '../core/closers';
+import type { RunObserver } from '../core/run-observer';
+import { createDocumentExtractor, resolveOcrSettings } from '../documents';
+import type { OpenFileSource } from '../files/file-source';
+import { createThreadFiles } from '../files/thread-files';
+import type { Logger } from '../logging/logger';
+import { createMcpHub, loadMcpConfig, type McpConfig } from '../mcp';
+import { createRunExecutor } from '../runs/answer-run';
+import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from '../runs/seams';
+import { loadSkillLibrary, SkillLoadError } from '../skills';
+import type { Database, DatabaseHandle } from '../store/database';
+import { createRunLedger } from '../store/run-ledger';
+import { builtInTools } from '../tools';
+import type { RetryingOptions } from '../agent/retrying-chat-model';
+import { contextWindowFor } from '../config/models';
+import { agentSettings } from './agent-settings';
+import { createChannelModels } from './channel-models';
+import { createChannelTools } from './channel-tools';
+import { openConfiguredDatabase, type DatabaseChoice } from './database/open-configured-database';
+import { createFileSearch } from './file-search';
+import { StartupError } from './startup-error';
+import { createTracing } from './tracing/otel-run-observer';
+
+export interface ComposeOptions {
+  closers: Closers;
+  logger: Logger;
+  /** mcp.json, read before the logger was made (its secrets are redacted there): loadMcpServers. */
+  mcpServers: McpConfig;
+  /** An open database the caller keeps (tests share one), or which one to open here. */
+  database: DatabaseHandle | DatabaseChoice;
+  /** Reload skills edited while the process runs. */
+  watchSkills: boolean;
+  /** Model retries; a scripted model gains nothing from waiting. */
+  retry?: RetryingOptions;
+  /** Where the thread's file bytes come from: Slack's downloads, or the local disk. */
+  fileSource: (db: Database) => OpenFileSource;
+  now?: () => number;
+}
+
+/** What only the edge knows: who answers, where the thread is read and the answer goes, how approval is asked. */
+export interface EdgeSeams {
+  bot: BotIdentity;
+  threads: ThreadSource;
+  answers: OpenAnswerChannel;
+  /** Changes to the run ledger the edge needs (the terminal's runs have no lease and are never parked). */
+  ledger?: Partial<RunLedger>;
+  settingsFor?: RunSettingsSource;
+  /** Asks the person at hand instead of parking the run for a decision in the thread. */
+  approveNow?: ApproveNow;
+}
+
+export type Composition = Awaited<ReturnType<typeof composeThreadwise>>;
+export type RunExecutor = ReturnType<typeof createRunExecutor>;
+
+/** mcp.json (MCP_CONFIG, else ./mcp.json if there is one), its ${VAR}s from `env`; a problem is a StartupError. */
+export async function loadMcpServers(config: Pick<LocalConfig, 'mcpConfigPath'>, env: Record<string, string | undefined>): Promise<McpConfig> {
+  const loaded = await loadMcpConfig({ path: config.mcpConfigPath, env });
+  if (!loaded.ok) throw new StartupError(loaded.problems.join('; '));
+  return loaded.config;
+}
+
+export async function composeThreadwise(config: LocalConfig, options: ComposeOptions) {
+  const { closers, logger } = options;
+  const skills = await loadSkills(config.skillsDir, options.watchSkills, logger);
+  closers.add('skills', () => skills.close());
+  const database = 'db' in options.database ? options.database : await openConfiguredDatabase(config.storage, options.database, logger);
+  if (database !== options.database) closers.add('database', () => database.close());
+  const db = database.db;
+
+  // Servers that are down now are retried in the background (named in /healthz); their tools appear when they answer.
+  const mcp = options.mcpServers.servers.length > 0 ? await createMcpHub(options.mcpServers, { logger: logger.child({ component: 'mcp' }) }) : undefined;
+  if (mcp) closers.add('mcp', () => mcp.close());
+  const models = createChannelModels(config.model, logger, { retry: options.retry });
+  const model = models.workspace;
+  const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
+  closers.add('document extractor', () => extractor.close());
+  const files = createThreadFiles({
+    db,
+    extractor,
+    ...createFileSearch(db, config.model),
+    openSource: options.fileSource(db),
+    limits: { maxFileBytes: config.files.maxFileBytes, maxImageBytes: config.files.maxImageBytes },
+    preloadKb: config.files.preloadKb,
+    maxImagesPerTurn: config.files.maxImagesPerTurn,
+    model,
+    logger,
+  });
+  const toolsFor = createChannelTools(builtInTools(), mcp);
+  // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
+  const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
+  if (tracing) closers.add('tracing', () => tracing.shutdown());
+  const observer: RunObserver | undefined = tracing?.observer;
+  const now = options.now ?? Date.now;
+
+  /** The run (runs/answer-run.ts) over this composition and one edge's seams. */
+  function createExecutor(edge: EdgeSeams): RunExecutor {
+    return createRunExecutor({
+      bot: edge.bot,
+      threads: edge.threads,
+      answers: edge.answers,
+      ledger: { ...createRunLedger(db), ...edge.ledger },
+      files,
+      model,
+      toolsFor: edge.approveNow ? createChannelTools(builtInTools(), mcp, { approveNow: edge.approveNow }) : toolsFor,
+      modelFor: models.modelFor,
+      contextWindowOf: contextWindowFor,
+      settingsFor: edge.settingsFor,
+      skills,
+      skillIndex: () => skills.list(),
+      settings: agentSettings(config, { stream: true }),
+      now,
+      logger,
+      prices: config.prices,
+      observer,
+    });
+  }
+
+  return { logger, database, skills, mcp, model, extractor, files, toolsFor, createExecutor };
+}
+
+async function loadSkills(dir: string, watch: boolean, logger: Logger) {
+  try {
+    return await loadSkillLibrary(dir, { watch, onWarning: (message) => logger.warn(message) });
+  } catch (error) {
+    if (error instanceof SkillLoadError) throw new StartupError(error.message);
+    throw new StartupError(`could not read the skills in ${dir} (SKILLS_DIR): ${messageOf(error)}`);
+  }
+}
