@@ -146,10 +146,11 @@ describe("a run's page", () => {
   });
 
   it("says what a running run is doing instead of 'No model or tool calls were recorded'", async () => {
-    const html = await text(runBody(detail({ run: { status: 'running', finishedAt: null, currentStep: { kind: 'model', names: ['gpt-4o-mini'] }, currentStepAt: at(58) } })));
+    const html = await text(runBody(detail({ run: { status: 'running', finishedAt: null, model: null, currentStep: { kind: 'model', names: ['gpt-4o-mini'] }, currentStepAt: at(58) } })));
     expect(html).toContain('<dt>Now</dt><dd id="run-now">model call (gpt-4o-mini) in flight for 1 min 2 s</dd>');
     expect(html).toContain('Now: model call (gpt-4o-mini) in flight for 1 min 2 s.');
     expect(html).not.toContain('No model or tool calls were recorded');
+    expect(html).toContain('<dt>Model</dt><dd>gpt-4o-mini</dd>'); // the run's record says it only at the end
   });
 
   it('says (none) for a run that called no model, never (unknown) or a dash', async () => {

@@ -37,7 +37,7 @@ ${now ? html`<dt>Now</dt><dd id="run-now">${now}</dd>` : ''}
 <dt>Asked by</dt><dd>${personLabel(names, run.triggerUserId)}</dd>
 <dt>Asked</dt><dd>${formatUtc(run.createdAt)}</dd>
 <dt>Duration</dt><dd>${formatDurationMs(duration)}</dd>
-<dt>Model</dt><dd>${run.model ?? NONE}${run.strategy ? ` (${run.strategy})` : ''}</dd>
+<dt>Model</dt><dd>${run.model ?? (run.currentStep?.kind === 'model' ? run.currentStep.names[0] : undefined) ?? NONE}${run.strategy ? ` (${run.strategy})` : ''}</dd>
 <dt>Iterations</dt><dd>${run.iterations}</dd>
 <dt>Tokens</dt><dd>${formatCount(run.inputTokens)} in, ${formatCount(run.outputTokens)} out</dd>
 <dt>Cost</dt><dd>${formatUsd(run.costUsd)}</dd>
