@@ -14,7 +14,7 @@ import type { Logger } from '../logging/logger';
 import type { ModelPrices } from '../core/model-prices';
 import { priceOf, formatUsd } from '../core/model-prices';
 import { formatCount } from '../core/format';
-import { listRuns, listRunsInProgress, readQueueState, readRunDetail } from '../store/console-queries';
+import { findSlackIdsByName, listRuns, listRunsInProgress, readQueueState, readRunDetail, readSlackNames } from '../store/console-queries';
 import { readTopSpendersToday, readUsage, readUsageTotals, type UsageGrouping } from '../store/usage-store';
 import { liftSpendLimitForToday, listLiftedLimitsToday } from '../store/spend-limit-store';
 import { createConsoleAuth, isSecureRequest, requireSession, sameOrigin, SESSION_COOKIE } from './auth';
@@ -75,7 +75,18 @@ export function createConsole(deps: ConsoleDependencies): Hono {
   const now = deps.now ?? Date.now;
   const auth = createConsoleAuth(deps.token);
   const shared = createSharedReads(now);
-  const inProgress = () => shared.read('live', LIVE_READ_MS, () => listRunsInProgress(deps.db));
+  // The runs in progress with the names of their channels and people: one read a second, however many pages are open.
+  const inProgress = () =>
+    shared.read('live', LIVE_READ_MS, async () => {
+      const rows = await listRunsInProgress(deps.db);
+      return { rows, names: await readSlackNames(deps.db, rows.flatMap((row) => [row.channelId, row.userId])) };
+    });
+  /** A filter may name a channel ("#incidents") or a person ("Ana") instead of giving the id. */
+  const idOf = async (kind: 'channel' | 'user', value: string | undefined) => {
+    if (!value || /^[A-Z][A-Z0-9]{2,40}$/.test(value)) return value;
+    const [id] = await findSlackIdsByName(deps.db, kind, value.replace(kind === 'channel' ? /^#/ : /^@/, ''));
+    return id ?? value;
+  };
   const app = new Hono();
   const session = (c: Context) => getCookie(c, SESSION_COOKIE);
   const render = (c: Context, input: { title: string; current?: string; body: Fragment; head?: Fragment }, status: 200 | 401 | 403 | 404 = 200) =>
@@ -146,8 +157,10 @@ export function createConsole(deps: ConsoleDependencies): Hono {
 
   app.get('/runs', async (c) => {
     const filters = parseRunFilters(c.req.query());
-    const { rows, next } = await listRuns(deps.db, filters, { after: parseCursor(c.req.query('after')), limit: RUNS_PER_PAGE });
-    return render(c, { title: 'Runs', current: '/runs', body: runsBody(filters, rows, next) });
+    const byId = { ...filters, channelId: await idOf('channel', filters.channelId), userId: await idOf('user', filters.userId) };
+    const { rows, next } = await listRuns(deps.db, byId, { after: parseCursor(c.req.query('after')), limit: RUNS_PER_PAGE });
+    const names = await readSlackNames(deps.db, rows.flatMap((row) => [row.channelId, row.userId]));
+    return render(c, { title: 'Runs', current: '/runs', body: runsBody(filters, rows, next, names) });
   });
 
   app.get('/runs/:id', async (c) => {
@@ -158,7 +171,8 @@ export function createConsole(deps: ConsoleDependencies): Hono {
   });
 
   const usageView = async (c: Context, notice?: string) => {
-    const range = parseUsageRange(c.req.query(), new Date(now()));
+    const typed = parseUsageRange(c.req.query(), new Date(now()));
+    const range = { ...typed, channelId: await idOf('channel', typed.channelId) };
     const key = `usage:${range.from}:${range.to}:${range.channelId ?? ''}`;
     const [totals, topToday, liftedToday, ...grouped] = await shared.read(key, SHARED_READ_MS, () =>
       Promise.all([
@@ -170,7 +184,17 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     );
     const groups = Object.fromEntries(GROUPINGS.map((group, i) => [group, grouped[i]!])) as Record<UsageGrouping, Awaited<ReturnType<typeof readUsage>>>;
     const unpricedModels = groups.model.map((row) => row.key).filter((model) => model && !priceOf(deps.prices, model));
-    return usageBody({ range, totals, groups, limits: deps.limits, topToday, liftedToday, unpricedModels, csrf: auth.csrfToken(session(c)), notice });
+    const names = await readSlackNames(deps.db, [
+      range.channelId,
+      ...groups.channel.map((row) => row.key),
+      ...groups.user.map((row) => row.key),
+      ...topToday.map((row) => row.subjectId),
+      ...liftedToday.map((row) => row.subjectId),
+      ...(c.req.query('lifted')?.split(' ').slice(1) ?? []),
+    ]);
+    const lifted = notice?.match(/^Lifted the limit of (user|channel) ([A-Z0-9]+) /);
+    const named = lifted && names.has(lifted[2]!) ? notice!.replace(lifted[2]!, `${lifted[1] === 'channel' ? '#' : ''}${names.get(lifted[2]!)}`) : notice;
+    return usageBody({ range, totals, groups, limits: deps.limits, topToday, liftedToday, unpricedModels, csrf: auth.csrfToken(session(c)), notice: named, names });
   };
   app.get('/usage', async (c) => render(c, { title: 'Usage', current: '/usage', body: await usageView(c, c.req.query('lifted') ? `Lifted the limit of ${c.req.query('lifted')} until midnight UTC.` : undefined) }));
 
@@ -208,8 +232,8 @@ export function createConsole(deps: ConsoleDependencies): Hono {
   });
 
   app.get('/live', async (c) => {
-    const rows = await inProgress();
-    return render(c, { title: 'Live', current: '/live', head: liveHead, body: liveBody(rows, new Date(now())) });
+    const { rows, names } = await inProgress();
+    return render(c, { title: 'Live', current: '/live', head: liveHead, body: liveBody(rows, new Date(now()), names) });
   });
   app.get('/live/stream', (c) =>
     streamSSE(c, async (stream) => {
@@ -218,9 +242,10 @@ export function createConsole(deps: ConsoleDependencies): Hono {
         open = false;
       });
       while (open) {
-        const rows = await inProgress().catch(() => undefined);
-        if (rows) {
-          const rendered = await liveRows(rows);
+        const live = await inProgress().catch(() => undefined);
+        if (live) {
+          const { rows } = live;
+          const rendered = await liveRows(rows, live.names);
           await stream.writeSSE({ event: 'runs', data: JSON.stringify({ rows: String(rendered), count: rows.length, updated: new Date(now()).toISOString().slice(11, 19) }) });
         }
         await stream.sleep(deps.liveIntervalMs ?? 1_000);

@@ -69,14 +69,15 @@ button { cursor: pointer; }
 pre { white-space: pre-wrap; background: #f3f4f6; padding: .5rem; margin: .25rem 0; font-size: .85rem; }
 ol.timeline { list-style: none; padding: 0; }
 ol.timeline > li, ol.nested > li { border-left: 4px solid #9ca3af; padding: .4rem .75rem; margin: .5rem 0; background: #fafafa; }
-ol.timeline li.model { border-color: #2563eb; } ol.timeline li.tool { border-color: #059669; }
+ol.timeline li.model { border-color: #2563eb; } ol.timeline li.tool { border-color: #059669; } ol.timeline li.approval { border-color: #d97706; }
 ol.nested { list-style: none; padding-left: 1.5rem; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
 dl.facts dt { font-weight: 600; }
 svg text { font: 11px system-ui, sans-serif; fill: #1a1a1a; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(36rem, 1fr)); gap: 1rem; }
 .charts svg { max-width: 100%; height: auto; }
-figure { margin: 0; }
+figure { margin: 0; } figcaption { font-weight: 600; margin-bottom: .25rem; }
+span[title] { text-decoration: underline dotted #9ca3af; }
 .notice { background: #fef3c7; padding: .5rem .75rem; border-left: 4px solid #d97706; }
 `;
 

@@ -16,8 +16,13 @@ export interface ApprovalPrompt {
   hints?: { readOnly?: boolean; destructive?: boolean };
 }
 
+/** When the person was asked: the wait is `at` minus this (the run's record times it). */
+interface Asked {
+  requestedAt?: Date;
+}
+
 export type ApprovalDecision =
-  | {
+  | (Asked & {
       status: 'approved';
       by: string;
       at: Date;
@@ -26,9 +31,9 @@ export type ApprovalDecision =
        * died, so whether it took effect is unknown and it must not run again.
        */
       claim(): Promise<boolean>;
-    }
-  | { status: 'denied'; by: string; at: Date }
-  | { status: 'expired'; at: Date; afterMinutes: number };
+    })
+  | (Asked & { status: 'denied'; by: string; at: Date })
+  | (Asked & { status: 'expired'; at: Date; afterMinutes: number });
 
 /** A call the loop did not run because it waits for a decision. */
 export interface AwaitingCall {

@@ -22,6 +22,19 @@ export interface RunStepRecord {
   resultPreview?: string;
 }
 
+/**
+ * What a run is doing right now, kept on the run while it works (runs.current_step) so the console can say "model call
+ * in flight for 40 s" before the run's steps are recorded at the end of the attempt. `sign_in`: the run waits for the
+ * person to connect their account on a tool server (`names`: the servers).
+ */
+export interface CurrentStep {
+  kind: 'model' | 'tool' | 'sign_in';
+  /** The model's name, the tools running (a round may run several at once), or the servers to sign in to. */
+  names: string[];
+  /** What the thread's status line says of it ("reading report.pdf…"), when it says more than the names. */
+  detail?: string;
+}
+
 /** The first few lines of a tool result, at most 400 characters: enough to see what came back, not the content. */
 export function previewOfResult(content: string): string {
   const lines = content.split('\n').slice(0, RESULT_PREVIEW_LINES).join('\n');

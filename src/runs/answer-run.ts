@@ -20,6 +20,7 @@ import { observeAttempt } from './observe-run';
 import { openRunChannel } from './run-channel';
 import { tallyRunCost, type RunCostDependencies } from './run-cost';
 import { chooseRunModel, type RunModelDependencies } from './run-model';
+import { trackCurrentStep } from './current-step';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from './seams';
 
 export interface RunDependencies
@@ -58,6 +59,11 @@ export function createRunExecutor(deps: RunDependencies) {
     const { model, contextWindow, deps: agentDeps } = chooseRunModel(deps, settings);
     const channel = openRunChannel(deps, run, thread, settings);
     const cost = tallyRunCost(model, deps.prices, observation);
+    const current = trackCurrentStep(deps.ledger, run, model.name, (error) => log.debug('could not record the current step', { error }));
+    const record: typeof cost.record = (step) => {
+      cost.record(step);
+      current.stepEnded(step);
+    };
     // Nothing goes into the thread unless this worker still holds the run.
     const assertStillOwner = async () => {
       if (!(await deps.ledger.mayPost(run.id, run.leaseOwner ?? ''))) throw new RunInterrupted('lease_lost');
@@ -77,7 +83,7 @@ export function createRunExecutor(deps: RunDependencies) {
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps, cost.record);
-      const result = await answerWithAgent(agentDeps, prepared, channel, cost.record, signal, resume, settings);
+      const result = await answerWithAgent(agentDeps, prepared, channel, record, signal, resume, settings, current);
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
         const parking = { run, thread, channel, ledger: deps.ledger, approvalTimeoutMs: deps.settings.approvalTimeoutMs, cost, logger: log };
@@ -108,6 +114,7 @@ export function createRunExecutor(deps: RunDependencies) {
       if (answerTs.length) await deps.ledger.recordAnswer(run.id, answerTs).catch(() => {});
       return { status: 'failed', error: messageOf(error), answerTs, ...cost.totals() };
     } finally {
+      await current.settled();
       await deps.ledger.recordSteps(run.id, [...cost.steps]).catch((error) => log.warn('could not record run steps', { error }));
     }
   }

@@ -12,6 +12,7 @@ import type { PreparedTurn } from './prepare-turn';
 import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { AnswerChannel } from './seams';
 import { modelOf, type ModelChoice } from './run-model';
+import type { CurrentStepTracker } from './current-step';
 
 /** Rotated by Slack's native status while the model thinks. */
 const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
@@ -47,6 +48,7 @@ export async function answerWithAgent(
   signal: AbortSignal,
   resume?: { turn: ParkedTurn; decisions: ReadonlyMap<string, ApprovalDecision> },
   channelSettings?: Pick<EffectiveChannelSettings, 'model' | 'skills' | 'mcpServers'>,
+  current?: Pick<CurrentStepTracker, 'onEvent'>,
 ) {
   const { files, built, budget } = prepared;
   const { settings } = deps;
@@ -68,6 +70,7 @@ export async function answerWithAgent(
     stream: settings.stream,
     recordStep,
     onEvent: (event) => {
+      current?.onEvent(event);
       if (event.type === 'thinking') void channel.status.set('Thinking…', THINKING_MESSAGES);
       else if (event.type === 'tools_started') void channel.status.set(event.calls.map((call) => call.progress).join(' · '));
       else if (event.type === 'model_retry') void channel.status.set(`The AI model is busy — trying again in ${Math.max(1, Math.round(event.delayMs / 1000))} s…`);

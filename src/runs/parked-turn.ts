@@ -18,6 +18,7 @@ export async function parkedTurnOf(
   const decisions = await deps.ledger.decisions(run.id);
   const deciders = [...decisions.values()].flatMap((decision) => (decision.status === 'expired' ? [] : [decision.by]));
   const names = await deps.threads.names(deciders);
+  void deps.ledger.rememberNames?.([...names].map(([id, name]) => ({ id, kind: 'user' as const, name }))).catch(() => {}); // for the console
   const named = new Map([...decisions].map(([callId, decision]) => [callId, decision.status === 'expired' ? decision : { ...decision, by: names.get(decision.by) ?? decision.by }]));
   approvalSteps(turn, { decided: named }).forEach(recordStep);
   return { turn, decisions: named };
@@ -35,7 +36,9 @@ export function approvalSteps(
     const decision = record.decided.get(call.id);
     if (!decision) return [];
     const who = decision.status === 'expired' ? {} : { by: decision.by };
-    return [{ kind: 'approval_decision' as const, name: call.name, iteration: turn.iteration, arguments: { callId: call.id, decision: decision.status, ...who, at: decision.at.toISOString() }, durationMs: 0 }];
+    // The step lasts the wait: from the request to the decision.
+    const waited = decision.requestedAt ? { durationMs: Math.max(0, decision.at.getTime() - decision.requestedAt.getTime()), startedAt: decision.requestedAt.getTime() } : { durationMs: 0 };
+    return [{ kind: 'approval_decision' as const, name: call.name, iteration: turn.iteration, arguments: { callId: call.id, decision: decision.status, ...who, at: decision.at.toISOString() }, ...waited }];
   });
 }
 

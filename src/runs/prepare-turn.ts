@@ -12,7 +12,7 @@ export interface PrepareTurnDependencies {
   bot: BotIdentity;
   threads: Pick<ThreadSource, 'names' | 'channel'>;
   files: ThreadFiles;
-  ledger: Pick<RunLedger, 'earlierRuns'>;
+  ledger: Pick<RunLedger, 'earlierRuns' | 'rememberNames'>;
   skills: () => SkillSummary[];
   model: string;
   contextWindow: number;
@@ -66,6 +66,10 @@ export async function prepareTurn(
     deps.threads.channel(thread.channelId),
     files.images(currentTurnFileIds(conversation.turns)),
   ]);
+  // For the console (names, not ids); a cache, so a failed write costs nothing but a name.
+  const named: Array<{ id: string; kind: 'user' | 'channel'; name: string }> = [...names].map(([id, name]) => ({ id, kind: 'user', name }));
+  if (channel.name) named.push({ id: thread.channelId, kind: 'channel', name: channel.name });
+  void deps.ledger.rememberNames?.(named).catch(() => {});
   const budget = runBudget(deps.contextWindow);
   const built = buildModelMessages({
     botName: deps.bot.name,

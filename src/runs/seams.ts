@@ -8,7 +8,7 @@ import type { ChannelInfo, CurrentImage } from '../context';
 import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { SlackMessage } from '../conversation';
 import type { ApprovalDecision, ApprovalPrompt } from '../core/approval';
-import type { RunStepRecord } from '../core/run-step';
+import type { CurrentStep, RunStepRecord } from '../core/run-step';
 import type { ParkedTurn } from '../agent/run-agent-turn';
 import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
@@ -105,6 +105,10 @@ export interface RunLedger {
   clearDrafts(runId: number): Promise<void>;
   recordAnswer(runId: number, answerTs: string[]): Promise<void>;
   recordSteps(runId: number, steps: RunStepRecord[]): Promise<void>;
+  /** What the run is doing now (null: between steps), while `owner` holds it: for the console. */
+  recordCurrentStep?(runId: number, owner: string, step: CurrentStep | null, options?: { keepSince?: boolean }): Promise<void>;
+  /** Names the run resolved (people, its channel), kept for the console. */
+  rememberNames?(names: ReadonlyArray<{ id: string; kind: 'user' | 'channel'; name: string }>): Promise<void>;
   /** Messages the answer started in and that are not the answer yet. */
   drafts(runId: number): Promise<string[]>;
   /** Gives the run up to wait for decisions; undefined when this owner lost it meanwhile. */

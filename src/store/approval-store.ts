@@ -46,6 +46,9 @@ export async function parkRun(db: Database, request: ParkRequest): Promise<Appro
         leaseExpiresAt: null,
         // The resumed run counts its attempts afresh: waiting is not an interruption.
         attempts: 0,
+        // The console tells a wait for approval from the approvals themselves.
+        currentStep: null,
+        currentStepAt: null,
         draftTs: [],
         model: request.costs.model,
         strategy: request.costs.strategy,

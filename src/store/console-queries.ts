@@ -5,8 +5,12 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from './database';
 import { rowsOf } from './database';
-import { approvals, feedback, runSteps, runs, threads } from './schema';
+import { approvals, feedback, runSteps, runs, threadFiles, threads } from './schema';
 import { asc, eq } from 'drizzle-orm';
+import { readSlackNames } from './slack-name-store';
+import type { CurrentStep } from '../core/run-step';
+
+export { readSlackNames, findSlackIdsByName } from './slack-name-store';
 
 export interface RunFilters {
   channelId?: string;
@@ -88,12 +92,27 @@ export async function listRuns(db: Database, filters: RunFilters, page: { after?
 export async function readRunDetail(db: Database, runId: number) {
   const [row] = await db.select({ run: runs, thread: threads }).from(runs).innerJoin(threads, eq(threads.id, runs.threadId)).where(eq(runs.id, runId));
   if (!row) return undefined;
-  const [steps, runApprovals, votes] = await Promise.all([
+  const [steps, runApprovals, votes, files, clock] = await Promise.all([
     db.select().from(runSteps).where(eq(runSteps.runId, runId)).orderBy(asc(runSteps.id)),
     db.select().from(approvals).where(eq(approvals.runId, runId)).orderBy(asc(approvals.id)),
     db.select().from(feedback).where(eq(feedback.runId, runId)),
+    db.select({ fileId: threadFiles.fileId, name: threadFiles.name }).from(threadFiles).where(eq(threadFiles.threadId, row.thread.id)),
+    db.execute(sql`select clock_timestamp() as now`),
   ]);
-  return { ...row, steps, approvals: runApprovals, feedback: votes };
+  const people = [row.run.triggerUserId, ...runApprovals.flatMap((a) => [a.decidedBy, a.requestedBy]), ...votes.map((v) => v.userId)];
+  const names = await readSlackNames(db, [row.run.channelId ?? row.thread.channelId, ...people]);
+  return {
+    ...row,
+    steps,
+    approvals: runApprovals,
+    feedback: votes,
+    /** The thread's file names by file id ("F1" → "release-notes.txt"). */
+    fileNames: new Map(files.map((file) => [file.fileId, file.name])),
+    /** Names of the channel and the people of this run, by id. */
+    names,
+    /** The database's clock when read: how long the current step has been going. */
+    now: new Date(String(rowsOf<{ now: string | Date }>(clock)[0]?.now ?? new Date().toISOString())),
+  };
 }
 
 export type RunDetail = NonNullable<Awaited<ReturnType<typeof readRunDetail>>>;
@@ -102,8 +121,10 @@ export type RunDetail = NonNullable<Awaited<ReturnType<typeof readRunDetail>>>;
 export async function listRunsInProgress(db: Database, limit = 100) {
   const result = await db.execute(sql`
     select r.id, r.status, r.question, r.trigger_user_id, coalesce(r.channel_id, t.channel_id) as channel_id, t.thread_ts, r.created_at, r.started_at,
-      r.attempts, r.lease_owner, r.iterations,
-      (extract(epoch from (clock_timestamp() - coalesce(r.started_at, r.created_at))) * 1000)::bigint as elapsed_ms
+      r.attempts, r.lease_owner, r.iterations, r.current_step, r.current_step_at, clock_timestamp() as db_now,
+      (extract(epoch from (clock_timestamp() - coalesce(r.started_at, r.created_at))) * 1000)::bigint as elapsed_ms,
+      (select coalesce(json_agg(json_build_object('tool', a.tool, 'createdAt', a.created_at) order by a.id), '[]'::json)
+        from approvals a where a.run_id = r.id and a.status = 'pending') as pending_approvals
     from runs r join threads t on t.id = r.thread_id
     where r.status in ('pending', 'running', 'waiting_approval', 'resumable')
     order by r.id limit ${limit}`);
@@ -117,7 +138,18 @@ export async function listRunsInProgress(db: Database, limit = 100) {
     attempts: Number(row.attempts),
     leaseOwner: (row.lease_owner as string | null) ?? null,
     elapsedMs: Number(row.elapsed_ms),
+    createdAt: new Date(row.created_at as string),
+    currentStep: (parseJson(row.current_step) as CurrentStep | null) ?? null,
+    currentStepAt: row.current_step_at ? new Date(row.current_step_at as string) : null,
+    pendingApprovals: ((parseJson(row.pending_approvals) as Array<{ tool: string; createdAt: string }> | null) ?? []).map((a) => ({ tool: a.tool, createdAt: new Date(a.createdAt) })),
+    /** The database's clock when read (the current step's time is measured against it). */
+    now: new Date(row.db_now as string),
   }));
+}
+
+/** json/jsonb columns come back parsed from one driver and as text from another. */
+function parseJson(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : (value ?? null);
 }
 
 /** Runs by unfinished state, and the failures of the last hour: the Health page's queue figures. */

@@ -6,14 +6,16 @@ import {
   listThreadRuns,
   mayPostAnswer,
   recordAnswerPosted,
+  recordCurrentStep,
   recordDraftMessage,
   recordStatusMessage,
 } from './run-store';
+import { rememberSlackNames, type SlackName } from './slack-name-store';
 import { getThreadById } from './thread-store';
 import { claimApprovedCall, listRunApprovals, parkRun, recordApprovalMessage, type ApprovalRow, type ParkRequest } from './approval-store';
 import { getRun } from './run-store';
 import type { ApprovalDecision, ApprovalPrompt } from '../core/approval';
-import type { RunStepRecord } from '../core/run-step';
+import type { CurrentStep, RunStepRecord } from '../core/run-step';
 
 /** A run giving up its lease to wait for decisions on these calls. */
 export type LedgerParkRequest = Omit<ParkRequest, 'calls'> & { calls: Array<{ callId: string } & ApprovalPrompt> };
@@ -28,6 +30,8 @@ export function createRunLedger(db: Database) {
     clearDrafts: (runId: number) => clearDraftMessages(db, runId),
     recordAnswer: (runId: number, answerTs: string[]) => recordAnswerPosted(db, runId, answerTs),
     recordSteps: (runId: number, steps: RunStepRecord[]) => insertRunSteps(db, runId, steps),
+    recordCurrentStep: (runId: number, owner: string, step: CurrentStep | null, options?: { keepSince?: boolean }) => recordCurrentStep(db, runId, owner, step, options),
+    rememberNames: (names: readonly SlackName[]) => rememberSlackNames(db, names),
     drafts: async (runId: number) => (await getRun(db, runId))?.draftTs ?? [],
     async park(request: LedgerParkRequest) {
       const rows = await parkRun(db, {
@@ -50,10 +54,11 @@ export function createRunLedger(db: Database) {
 
 function decisionOf(db: Database, row: ApprovalRow): ApprovalDecision | undefined {
   const at = row.decidedAt ?? new Date();
-  if (row.status === 'approved') return { status: 'approved', by: row.decidedBy ?? 'someone', at, claim: () => claimApprovedCall(db, row.id) };
-  if (row.status === 'denied') return { status: 'denied', by: row.decidedBy ?? 'someone', at };
+  const requestedAt = row.createdAt;
+  if (row.status === 'approved') return { status: 'approved', by: row.decidedBy ?? 'someone', at, requestedAt, claim: () => claimApprovedCall(db, row.id) };
+  if (row.status === 'denied') return { status: 'denied', by: row.decidedBy ?? 'someone', at, requestedAt };
   if (row.status === 'expired') {
-    return { status: 'expired', at, afterMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)) };
+    return { status: 'expired', at, requestedAt, afterMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)) };
   }
   return undefined;
 }

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from './database';
 import { rowsOf } from './database';
 import { runs, runSteps, feedback } from './schema';
-import type { RunStepRecord } from '../core/run-step';
+import type { CurrentStep, RunStepRecord } from '../core/run-step';
 import { causesOf, codeOf } from '../core/errors';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -92,6 +92,9 @@ export async function claimNextRun(db: Database, owner: string, leaseMs: number)
         attempts: sql`${runs.attempts} + 1`,
         // clock_timestamp(), not now(): now() is when the statement began, which may be before it got its locks.
         startedAt: sql`coalesce(${runs.startedAt}, clock_timestamp())`,
+        // What a dead attempt was doing is not what this one does.
+        currentStep: null,
+        currentStepAt: null,
       })
       .where(
         sql`${runs.id} = (
@@ -165,6 +168,8 @@ export async function finishRun(db: Database, runId: number, owner: string, outc
       outputTokens: sql`${runs.outputTokens} + ${outcome.outputTokens ?? 0}`,
       costUsd: sql`${runs.costUsd} + ${outcome.costUsd ?? 0}`,
       parkedState: null,
+      currentStep: null,
+      currentStepAt: null,
       finishedAt: sql`clock_timestamp()`,
       leaseOwner: null,
       leaseExpiresAt: null,
@@ -218,6 +223,18 @@ export async function clearDraftMessages(db: Database, runId: number): Promise<v
   await db.update(runs).set({ draftTs: [] }).where(eq(runs.id, runId));
 }
 
+/**
+ * What the run is doing now (null: between steps), for the console, written only while this owner holds the run: a
+ * write that arrives after the run was parked, finished or taken over changes nothing. `keepSince`: the same step
+ * goes on (one of a round's tools finished), so its start time stays.
+ */
+export async function recordCurrentStep(db: Database, runId: number, owner: string, step: CurrentStep | null, options: { keepSince?: boolean } = {}): Promise<void> {
+  await db
+    .update(runs)
+    .set({ currentStep: step, currentStepAt: step === null ? null : options.keepSince ? sql`coalesce(${runs.currentStepAt}, clock_timestamp())` : sql`clock_timestamp()` })
+    .where(and(eq(runs.id, runId), eq(runs.leaseOwner, owner), eq(runs.status, 'running')));
+}
+
 export async function recordStatusMessage(db: Database, runId: number, ts: string | null): Promise<void> {
   await db.update(runs).set({ statusMessageTs: ts }).where(eq(runs.id, runId));
 }
@@ -246,7 +263,7 @@ export async function findActiveRunByMessage(db: Database, channelId: string, me
 export async function requestCancel(db: Database, runId: number): Promise<'cancelled' | 'flagged' | 'finished'> {
   const [pending] = await db
     .update(runs)
-    .set({ status: 'cancelled', finishedAt: sql`clock_timestamp()`, error: 'cancelled by a user' })
+    .set({ status: 'cancelled', finishedAt: sql`clock_timestamp()`, error: 'cancelled by a user', currentStep: null, currentStepAt: null })
     .where(and(eq(runs.id, runId), inArray(runs.status, ['pending', 'waiting_approval', 'resumable'])))
     .returning({ id: runs.id });
   if (pending) return 'cancelled';

@@ -3,6 +3,7 @@
  * migrations in ../../drizzle. Stay within SQL both PostgreSQL 15 (Debian) and 18 (PGlite) understand.
  */
 import type { ContainedFile } from '../core/thread-file';
+import type { CurrentStep } from '../core/run-step';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -129,6 +130,12 @@ export const runs = pgTable(
     parkedState: jsonb('parked_state'),
     /** Set by whichever replica received the cancel; the lease holder sees it on its next heartbeat. */
     cancelRequested: boolean('cancel_requested').notNull().default(false),
+    /**
+     * What the run is doing now (a model call, tools, a sign-in) and since when, for the console; set as each starts,
+     * cleared as it ends and when the run is claimed, parked or finished. Its steps are only recorded at the end.
+     */
+    currentStep: jsonb('current_step').$type<CurrentStep>(),
+    currentStepAt: timestamp('current_step_at', { withTimezone: true }),
     error: text('error'),
     attempts: integer('attempts').notNull().default(0),
     leaseOwner: text('lease_owner'),
@@ -228,6 +235,18 @@ export const feedback = pgTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.userId] })],
 );
+
+/**
+ * The names of the people and channels runs met (users.info, conversations.info, as a run resolves them), so the
+ * console shows "#incidents" and "Ana" rather than C0123 and U0456. A cache: a row is rewritten when a name changes.
+ */
+export const slackNames = pgTable('slack_names', {
+  /** A user id (U…, W…) or a channel id (C…, G…, D…): Slack's ids do not collide across the two. */
+  id: text('id').primaryKey(),
+  kind: text('kind', { enum: ['user', 'channel'] }).notNull(),
+  name: text('name').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 /** The thread's files, each with its short stable id ("F1"; virtual extractions "F1.txt"). */
 export const threadFiles = pgTable(

@@ -7,8 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../src/store/database';
 import { upsertThread } from '../../src/store/thread-store';
-import { runs } from '../../src/store/schema';
-import { listRuns, readQueueState, readRunDetail } from '../../src/store/console-queries';
+import { runs, threadFiles } from '../../src/store/schema';
+import { findSlackIdsByName, listRuns, listRunsInProgress, readQueueState, readRunDetail, readSlackNames } from '../../src/store/console-queries';
+import { rememberSlackNames } from '../../src/store/slack-name-store';
+import { claimNextRun, finishRun, recordCurrentStep } from '../../src/store/run-store';
+import { parkRun } from '../../src/store/approval-store';
 import { readTopSpendersToday, readUsage, readUsageTotals } from '../../src/store/usage-store';
 import { insertRefusedRuns, liftSpendLimitForToday, readTodaysSpend } from '../../src/store/spend-limit-store';
 import { insertRunSteps } from '../../src/store/run-store';
@@ -98,6 +101,80 @@ describe.each(testDatabases())('console and usage queries on $label', (database)
     await liftSpendLimitForToday(handle.db, 'channel', 'C0B', 'ops');
     await liftSpendLimitForToday(handle.db, 'channel', 'C0B', 'ops again');
     expect([...(await readTodaysSpend(handle.db, { userIds: [], channelIds: ['C0B'] })).lifted]).toEqual(['channel:C0B']);
+  });
+
+  it('keeps the names runs resolved, rewriting only a changed one, and finds ids by name', async () => {
+    await rememberSlackNames(handle.db, [
+      { id: 'C0A', kind: 'channel', name: 'incidents' },
+      { id: 'U0ODD', kind: 'user', name: 'Odile' },
+      { id: 'U0ODD', kind: 'user', name: 'Odile' },
+    ]);
+    await rememberSlackNames(handle.db, [{ id: 'U0EVEN', kind: 'user', name: 'Evan' }, { id: 'C0A', kind: 'channel', name: 'incidents-2026' }]);
+    expect(await readSlackNames(handle.db, ['C0A', 'U0ODD', 'U0EVEN', 'U0NOBODY', null])).toEqual(
+      new Map([
+        ['C0A', 'incidents-2026'],
+        ['U0ODD', 'Odile'],
+        ['U0EVEN', 'Evan'],
+      ]),
+    );
+    expect(await findSlackIdsByName(handle.db, 'channel', 'Incidents-2026')).toEqual(['C0A']);
+    expect(await findSlackIdsByName(handle.db, 'user', 'incidents-2026')).toEqual([]);
+  });
+
+  it("reads a run's names and its thread's file names", async () => {
+    const [row] = (await listRuns(handle.db, { channelId: 'C0A', userId: 'U0ODD' }, { limit: 1 })).rows;
+    const threadId = (await handle.db.select({ threadId: runs.threadId }).from(runs).where(sql`id = ${row!.id}`))[0]!.threadId;
+    await handle.db.insert(threadFiles).values({ threadId, fileId: 'F9', slackFileId: 'FSLACK9', name: 'release-notes.txt', mimeType: 'text/plain', fileType: 'text', sizeBytes: 10, messageTs: '1' });
+    const detail = await readRunDetail(handle.db, row!.id);
+    expect(detail?.fileNames.get('F9')).toBe('release-notes.txt');
+    expect(detail?.names.get('C0A')).toBe('incidents-2026');
+    expect(detail?.names.get('U0ODD')).toBe('Odile');
+    expect(Math.abs(detail!.now.getTime() - Date.now())).toBeLessThan(60_000);
+  });
+
+  it("keeps a running run's current step while its owner holds it, and clears it when the run parks or ends", async () => {
+    const thread = await upsertThread(handle.db, { channelId: 'C0LIVE', threadTs: '1700000009.000001', engaged: true });
+    await handle.db.insert(runs).values({ threadId: thread.id, channelId: 'C0LIVE', triggerTs: '1700000009.000001', triggerUserId: 'U0ODD', status: 'pending', question: 'live one' });
+    await handle.db.execute(sql`update runs set status = 'done' where status in ('pending', 'resumable') and channel_id <> 'C0LIVE'`);
+    const claimed = await claimNextRun(handle.db, 'replica-a', 60_000);
+    expect(claimed?.question).toBe('live one');
+    await recordCurrentStep(handle.db, claimed!.id, 'replica-a', { kind: 'model', names: ['gpt-4o-mini'] });
+    await recordCurrentStep(handle.db, claimed!.id, 'replica-b', { kind: 'tool', names: ['ignored'] }); // not the owner
+    let [live] = (await listRunsInProgress(handle.db)).filter((r) => r.id === claimed!.id);
+    expect(live?.currentStep).toEqual({ kind: 'model', names: ['gpt-4o-mini'] });
+    expect(live!.now.getTime() - live!.currentStepAt!.getTime()).toBeGreaterThanOrEqual(0);
+    expect(live?.pendingApprovals).toEqual([]);
+
+    await recordCurrentStep(handle.db, claimed!.id, 'replica-a', { kind: 'tool', names: ['peek_file', 'search_file'], detail: 'reading a.pdf…' });
+    const toolSince = (await listRunsInProgress(handle.db)).find((r) => r.id === claimed!.id)!.currentStepAt!;
+    await recordCurrentStep(handle.db, claimed!.id, 'replica-a', { kind: 'tool', names: ['search_file'] }, { keepSince: true });
+    [live] = (await listRunsInProgress(handle.db)).filter((r) => r.id === claimed!.id);
+    expect(live?.currentStep).toEqual({ kind: 'tool', names: ['search_file'] });
+    expect(live?.currentStepAt?.getTime()).toBe(toolSince.getTime());
+
+    const parked = await parkRun(handle.db, {
+      runId: claimed!.id,
+      owner: 'replica-a',
+      turn: {},
+      calls: [{ callId: 'call-1', tool: 'tracker__create_issue', action: 'create_issue', arguments: { title: 'x' } }],
+      channelId: 'C0LIVE',
+      threadTs: '1700000009.000001',
+      expiresInMs: 600_000,
+      costs: { model: 'gpt-4o-mini' },
+    });
+    expect(parked).toHaveLength(1);
+    [live] = (await listRunsInProgress(handle.db)).filter((r) => r.id === claimed!.id);
+    expect(live).toMatchObject({ status: 'waiting_approval', currentStep: null, currentStepAt: null });
+    expect(live?.pendingApprovals.map((a) => a.tool)).toEqual(['tracker__create_issue']);
+    expect(live?.pendingApprovals[0]?.createdAt).toBeInstanceOf(Date);
+
+    await handle.db.execute(sql`update runs set status = 'resumable' where id = ${claimed!.id}`);
+    const again = await claimNextRun(handle.db, 'replica-a', 60_000);
+    await recordCurrentStep(handle.db, again!.id, 'replica-a', { kind: 'model', names: ['gpt-4o-mini'] });
+    expect(await finishRun(handle.db, again!.id, 'replica-a', { status: 'done' })).toBe(true);
+    await recordCurrentStep(handle.db, again!.id, 'replica-a', { kind: 'model', names: ['late write'] }); // after the end: nothing
+    const [finished] = await handle.db.select({ step: runs.currentStep, at: runs.currentStepAt }).from(runs).where(sql`id = ${again!.id}`);
+    expect(finished).toEqual({ step: null, at: null });
   });
 
   it('counts the queue', async () => {

@@ -4,6 +4,7 @@ import { formatCount } from '../../core/format';
 import { formatUsd } from '../../core/model-prices';
 import type { RunCursor, RunFilters, RunListRow } from '../../store/console-queries';
 import { formatDurationMs, formatUtc, type Fragment } from '../layout';
+import { channelLabel, personLabel, type Names } from '../names';
 
 export const RUN_STATUSES = ['pending', 'running', 'waiting_approval', 'resumable', 'done', 'failed', 'cancelled', 'refused'] as const;
 
@@ -27,7 +28,8 @@ export function parseCursor(value: string | undefined): RunCursor | undefined {
   return match ? { createdAt: match[1]!, id: Number(match[2]) } : undefined;
 }
 
-export function runsBody(filters: RunFilters, rows: RunListRow[], next: RunCursor | undefined): Fragment {
+/** `filters` as typed (a "#name" stays a name in the form); `names`: of the rows' channels and people. */
+export function runsBody(filters: RunFilters, rows: RunListRow[], next: RunCursor | undefined, names: Names = new Map()): Fragment {
   const query = new URLSearchParams(
     Object.entries({ channel: filters.channelId, user: filters.userId, status: filters.status, model: filters.model, from: filters.from, to: filters.to }).filter(
       (entry): entry is [string, string] => entry[1] !== undefined,
@@ -35,8 +37,8 @@ export function runsBody(filters: RunFilters, rows: RunListRow[], next: RunCurso
   );
   if (next) query.set('after', `${next.createdAt}_${next.id}`);
   return html`<form class="filters" method="get" action="/runs" role="search" aria-label="Filter runs">
-<label>Channel id <input name="channel" value="${filters.channelId ?? ''}" placeholder="C0123ABCD"></label>
-<label>User id <input name="user" value="${filters.userId ?? ''}" placeholder="U0123ABCD"></label>
+<label>Channel <input name="channel" value="${filters.channelId ?? ''}" placeholder="#incidents or C0123ABCD"></label>
+<label>User <input name="user" value="${filters.userId ?? ''}" placeholder="Ana or U0123ABCD"></label>
 <label>Status <select name="status"><option value="">any</option>${RUN_STATUSES.map(
     (status) => html`<option value="${status}"${filters.status === status ? html` selected` : ''}>${status.replace('_', ' ')}</option>`,
   )}</select></label>
@@ -54,8 +56,8 @@ ${rows.map(
   (run) => html`<tr>
 <td><a href="/runs/${run.id}">#${run.id}</a></td>
 <td>${formatUtc(run.createdAt)}</td>
-<td>${run.channelId}</td>
-<td>${run.userId ?? '—'}</td>
+<td>${channelLabel(names, run.channelId)}</td>
+<td>${personLabel(names, run.userId)}</td>
 <td>${run.question ?? '—'}</td>
 <td class="status-${run.status}">${run.status.replace('_', ' ')}</td>
 <td class="num">${formatDurationMs(run.durationMs)}</td>
