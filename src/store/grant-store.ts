@@ -7,6 +7,7 @@
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { Database } from './database';
 import { oauthGrants, oauthServers, oauthSignIns } from './schema';
+import { createSignIn, signInExpiredFor } from './sign-in-store';
 import type { TokenCipher } from './token-cipher';
 
 export interface PersonServerKey {
@@ -179,4 +180,16 @@ export async function sweepGrants(db: Database, days: number): Promise<{ grants:
     .where(and(lt(oauthSignIns.expiresAt, sql`now() - interval '1 day'`), or(eq(oauthSignIns.status, 'done'), eq(oauthSignIns.status, 'expired'), eq(oauthSignIns.status, 'superseded'))))
     .returning({ id: oauthSignIns.id });
   return { grants: grants.length, signIns: signIns.length };
+}
+
+/**
+ * Everything mcp/oauth/ needs from the database (its OAuthStore port, matched by shape): the grant store plus the
+ * start of a sign-in and the check for one that expired in this run.
+ */
+export function createOAuthStore(db: Database, cipher: TokenCipher) {
+  return {
+    ...createGrantStore(db, cipher),
+    startSignIn: (request: PersonServerKey & { state: string; codeVerifier: string }) => createSignIn(db, cipher, request),
+    signInExpired: (runId: number, key: PersonServerKey) => signInExpiredFor(db, runId, key),
+  };
 }

@@ -170,6 +170,32 @@ export async function expireSignIns(db: Database): Promise<SignInRow[]> {
   });
 }
 
+/**
+ * The person declined at the server (the callback came back with an error): the state is used up like an expired
+ * one, and the run carries on without the call. Undefined for a state that is not pending (unknown, used, expired).
+ */
+export async function declineSignIn(db: Database, state: string): Promise<{ signIn: SignInRow; runResumable: boolean } | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(oauthSignIns)
+      .set({ status: 'expired', usedAt: sql`clock_timestamp()` })
+      .where(and(eq(oauthSignIns.stateHash, hashState(state)), eq(oauthSignIns.status, 'pending'), sql`${oauthSignIns.expiresAt} > now()`))
+      .returning();
+    if (!row) return undefined;
+    const resumable = row.runId === null ? [] : await makeResumable(tx as unknown as Database, [row.runId]);
+    return { signIn: row, runResumable: row.runId !== null && resumable.includes(row.runId) };
+  });
+}
+
+/** The sign-ins a run waited for that are done: for its record when it carries on. */
+export async function completedSignInsOf(db: Database, runId: number): Promise<Array<{ callId: string; server: string; userId: string; at: Date }>> {
+  const rows = await db
+    .select()
+    .from(oauthSignIns)
+    .where(and(eq(oauthSignIns.runId, runId), eq(oauthSignIns.status, 'done')));
+  return rows.flatMap((row) => (row.callId ? [{ callId: row.callId, server: row.server, userId: row.userId, at: row.usedAt ?? row.createdAt }] : []));
+}
+
 /** Whether this run already asked this person to connect this server and the link expired unused. */
 export async function signInExpiredFor(db: Database, runId: number, key: { teamId: string; userId: string; server: string }): Promise<boolean> {
   const [row] = await db

@@ -155,7 +155,7 @@ export async function createPersonalServers(config: McpConfig, options: Personal
     if (runId !== undefined && (await options.store.signInExpired(runId, key))) {
       throw new McpToolFailure(
         'mcp_server_unavailable',
-        `<@${key.userId}> was asked to connect their ${server.name} account for this answer but did not sign in within 10 minutes, so the ${server.name} tool did not run. Answer without it, and say they can connect ${server.name} by asking again.`,
+        `<@${key.userId}> was asked to connect their ${server.name} account for this answer and did not (they declined, or the link expired after 10 minutes), so the ${server.name} tool did not run. Answer without it, and say they can connect ${server.name} by asking again.`,
         server.name,
         CONNECT_TOOL,
         { cause },
