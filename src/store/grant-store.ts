@@ -45,6 +45,14 @@ export function createGrantStore(db: Database, cipher: TokenCipher) {
     }
   };
 
+  const saveClient = async (server: string, information: Record<string, unknown>): Promise<void> => {
+    const sealed = cipher.seal(JSON.stringify(information), clientContext(server));
+    await db
+      .insert(oauthServers)
+      .values({ server, clientSealed: sealed.sealed, keyId: sealed.keyId })
+      .onConflictDoUpdate({ target: oauthServers.server, set: { clientSealed: sealed.sealed, keyId: sealed.keyId, updatedAt: sql`now()` } });
+  };
+
   return {
     /** The person's tokens for the server (access, refresh, expiry, issuer), or undefined when not connected. */
     async tokens(key: PersonServerKey): Promise<Record<string, unknown> | undefined> {
@@ -97,17 +105,11 @@ export function createGrantStore(db: Database, cipher: TokenCipher) {
       const [row] = await db.select({ sealed: oauthServers.clientSealed, keyId: oauthServers.keyId }).from(oauthServers).where(eq(oauthServers.server, server));
       if (!row?.sealed || !row.keyId) return undefined;
       const opened = openJson(row.sealed, row.keyId, clientContext(server));
-      if (opened?.stale) await this.saveClient(server, opened.value);
+      if (opened?.stale) await saveClient(server, opened.value);
       return opened?.value;
     },
 
-    async saveClient(server: string, information: Record<string, unknown>): Promise<void> {
-      const sealed = cipher.seal(JSON.stringify(information), clientContext(server));
-      await db
-        .insert(oauthServers)
-        .values({ server, clientSealed: sealed.sealed, keyId: sealed.keyId })
-        .onConflictDoUpdate({ target: oauthServers.server, set: { clientSealed: sealed.sealed, keyId: sealed.keyId, updatedAt: sql`now()` } });
-    },
+    saveClient,
 
     async forgetClient(server: string): Promise<void> {
       await db.update(oauthServers).set({ clientSealed: null, keyId: null, updatedAt: sql`now()` }).where(eq(oauthServers.server, server));

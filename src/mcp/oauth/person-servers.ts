@@ -10,9 +10,10 @@
  * sign-in):
  *   - the server's tool list as last listed by anyone who connected, kept in the database (oauth_servers.tools) and
  *     refreshed whenever someone connects; a call to one of them by someone not connected asks them to sign in;
- *   - before anyone ever connected, one tool `<server>__connect` ("connect your <server> account"), whose call asks
- *     the speaker to sign in; after the sign-in the run resumes with the real list (a new attempt builds its tools
- *     afresh) and the connect call answers with the tools now available.
+ *   - and always one more tool, `<server>__connect` ("connect your <server> account") — before anyone ever
+ *     connected, the only one. Its call asks the speaker to sign in (or answers "connected" when they are); the
+ *     callback lists the server's tools with the new token, and the resumed attempt (which builds its tools afresh
+ *     after reload()) is offered the real list.
  * The list is the same for everyone (approval rules from mcp.json apply as for any server); a tool a person's own
  * account may not use is refused by the server for them.
  */
@@ -59,7 +60,16 @@ export interface PersonalServers {
   isConnected(as: Speaker, server: string): Promise<boolean>;
   /** Disconnect: the grant goes and their open connection is closed. */
   disconnect(as: Speaker, server: string): Promise<boolean>;
-  /** The server's tool lists from the database again (another replica's connection may have refreshed them). */
+  /**
+   * The callback's half of a sign-in: exchanges the code (SDK auth() with the verifier kept for the state), stores
+   * the tokens as this person's, then connects with them and lists the server's tools, so the run that resumes is
+   * offered the real tools (kept in the database for every replica). A listing failure does not undo the sign-in.
+   */
+  finishSignIn(server: McpServerConfig, key: PersonServerKey, code: string, codeVerifier: string): Promise<void>;
+  /**
+   * The servers' tool lists from the database again (another replica's sign-in may have listed them). Call it
+   * before building an attempt's tools; tools() also reloads in the background once the lists are a minute old.
+   */
   reload(): Promise<void>;
   close(): Promise<void>;
 }
@@ -119,6 +129,10 @@ export async function createPersonalServers(config: McpConfig, options: Personal
     for (const server of servers) {
       const cached = await options.store.cachedTools(server.name);
       if (cached) useTools(server, cached);
+      else {
+        listed.delete(server.name);
+        catalogues.delete(server.name);
+      }
     }
     loadedAt = now();
   };
@@ -128,13 +142,16 @@ export async function createPersonalServers(config: McpConfig, options: Personal
     name: connectToolName(server),
     server: server.name,
     tool: CONNECT_TOOL,
-    description: `Connect the person you are answering to their own ${server.name} account. ${server.name} is used with each person's own account and nobody has connected it yet, so its tools are not listed. Call this when the question needs ${server.name}: the person gets a private Connect button, and once they have signed in this answer continues with ${server.name}'s tools available.`,
+    description: catalogues.has(server.name)
+      ? `Connect the person you are answering to their own ${server.name} account. Only needed when they ask to (re)connect: calling any other ${server.name} tool asks them to sign in when they have not.`
+      : `Connect the person you are answering to their own ${server.name} account. ${server.name} is used with each person's own account and nobody has connected it yet, so its tools are not listed. Call this when the question needs ${server.name}: the person gets a private Connect button, and once they have signed in this answer continues with ${server.name}'s tools available.`,
     parameters: { type: 'object', properties: {}, additionalProperties: false },
     needsApproval: false,
     hints: { readOnly: true },
   });
 
-  const offeredTools = (server: McpServerConfig) => catalogues.get(server.name) ?? [connectTool(server)];
+  // The connect tool stays beside the real list: a call to it parked before the list was known must still resolve.
+  const offeredTools = (server: McpServerConfig) => [...(catalogues.get(server.name) ?? []), connectTool(server)];
 
   /** `connect`: the synthetic `<server>__connect` (or a call to it from before the server's tools were known). */
   const resolve = (name: string): { server: McpServerConfig; tool: McpTool; connect: boolean } | undefined => {
@@ -319,6 +336,16 @@ export async function createPersonalServers(config: McpConfig, options: Personal
       const key = { ...as, server };
       await drop(keyString(key));
       return options.store.deleteGrant(key);
+    },
+
+    async finishSignIn(server, key, code, codeVerifier) {
+      await finishSignIn(server, { store: options.store, key, redirectUrl: options.redirectUrl, code, codeVerifier, ...(options.clientInfo ? { clientName: options.clientInfo.name } : {}) });
+      await drop(keyString(key)); // a connection with the person's old grant, if any
+      try {
+        await open(server, key, undefined);
+      } catch (error) {
+        logger.warn('connected, but the server’s tools could not be listed yet', { mcpServer: server.name, reason: messageOf(error).slice(0, 200) });
+      }
     },
 
     reload,
