@@ -8,6 +8,7 @@ import type { AgentEvent } from './agent-event';
 import { errorCode, messageOf } from '../core/errors';
 import { toolFailureContent, toolFailureSummary, type ToolFailure, type ToolFailureKind } from '../core/tool-failure';
 import type { ApprovalDecision, AwaitingCall } from '../core/approval';
+import { isSignInRequired } from '../core/sign-in';
 
 export interface ToolCallOutcome {
   call: ToolCall;
@@ -59,7 +60,10 @@ export async function executeToolCalls(input: ExecuteToolCallsInput): Promise<To
     input.onEvent({ type: 'tools_started', calls: runnable.map((p) => ({ name: p.call.name, progress: p.progress })) });
   }
   const awaiting = prepared.flatMap((p) => ('awaiting' in p ? [p.awaiting] : []));
-  const outcomes = await Promise.all(prepared.flatMap((p) => ('tool' in p ? [run(p, input)] : 'outcome' in p ? [p.outcome] : [])));
+  const settled = await Promise.all(prepared.flatMap((p) => ('tool' in p ? [run(p, input)] : 'outcome' in p ? [p.outcome] : [])));
+  // A call whose tool needs the speaker to sign in first waits like one that needs approval (core/sign-in.ts).
+  const outcomes = settled.filter((o): o is ToolCallOutcome => !('awaiting' in o));
+  awaiting.push(...settled.flatMap((o) => ('awaiting' in o ? [o.awaiting] : [])));
   return { outcomes, awaiting };
 }
 
@@ -111,7 +115,7 @@ function prepare(call: ToolCall, input: ExecuteToolCallsInput): Runnable | { out
   return { call, tool, args: parsed.value, progress, signal, timeout, timeoutMs, context, started, claim: decision?.claim };
 }
 
-async function run(p: Runnable, input: ExecuteToolCallsInput): Promise<ToolCallOutcome> {
+async function run(p: Runnable, input: ExecuteToolCallsInput): Promise<ToolCallOutcome | { awaiting: AwaitingCall }> {
   if (p.claim && !(await p.claim())) {
     const sentence = `${p.call.name} was approved and started, but I was restarted while it ran, so whether it took effect is unknown. It was not run again: tell the user to check before trying again.`;
     return record(input, failed(p.call, p.args, { kind: 'not_approved', sentence }), p.args, p.started);
@@ -120,6 +124,10 @@ async function run(p: Runnable, input: ExecuteToolCallsInput): Promise<ToolCallO
     const content = await raceWithSignal(p.tool.execute(p.args, p.context), p.signal);
     return record(input, { call: p.call, content, args: p.args }, p.args, p.started);
   } catch (error) {
+    if (isSignInRequired(error) && !input.runSignal.aborted) {
+      const prompt = { tool: p.call.name, server: error.prompt.server, action: p.call.name, arguments: p.args };
+      return { awaiting: { callId: p.call.id, prompt, signIn: error.prompt } };
+    }
     const failure = input.runSignal.aborted
       ? { kind: 'cancelled' as const, sentence: 'stopped: the answer was cancelled' }
       : p.timeout.aborted && p.timeoutMs < input.timeoutMs

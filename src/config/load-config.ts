@@ -1,3 +1,4 @@
+import type { SignInSettings } from './oauth-config';
 import type { z } from 'zod';
 import { checkModelVariables, checkVariableCombinations, environmentSchema, localEnvironmentSchema, type LocalEnvironment } from './schema';
 import { contextWindowFor, DEFAULT_MODEL } from './models';
@@ -60,6 +61,8 @@ export interface Config {
   skillsDir: string;
   /** MCP_CONFIG as given; undefined → ./mcp.json if it exists (resolved by mcp/load-mcp-config.ts). */
   mcpConfigPath?: string;
+  /** Per-person sign-in (config/oauth-config.ts): PUBLIC_URL and the keys people's tool tokens are encrypted with. */
+  signIn: SignInSettings;
   approval: {
     /** ADMIN_USERS: may decide any approval, besides the person who asked. */
     adminUsers: string[];
@@ -172,6 +175,7 @@ function localSettings(e: LocalEnvironment): LocalConfig {
     skillsDir: e.SKILLS_DIR,
     mcpConfigPath: e.MCP_CONFIG,
     approval: { adminUsers: e.ADMIN_USERS, timeoutMs: e.APPROVAL_TIMEOUT_MINUTES * 60_000 },
+    signIn: { publicUrl: e.PUBLIC_URL, tokenKey: e.TOKEN_ENCRYPTION_KEY, previousTokenKey: e.TOKEN_ENCRYPTION_KEY_PREVIOUS },
     prices: e.MODEL_PRICES,
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, captureContent: e.OTEL_CAPTURE_CONTENT },
     timeZone: e.TIMEZONE,

@@ -148,6 +148,66 @@ const userIds = (name: string) =>
     }
   });
 
+/**
+ * PUBLIC_URL: the base of links people open from Slack (the OAuth sign-in's callback). https, except on this machine
+ * (http://localhost, 127.0.0.1) for trying it out; no query or fragment; stored without a trailing slash.
+ */
+const publicUrl = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const raw = value?.trim();
+    if (!raw) return undefined;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `PUBLIC_URL is not a valid URL (got "${redactUrlCredentials(raw)}"); use the bot's public base URL, e.g. https://threadwise.example.com` });
+      return z.NEVER;
+    }
+    const local = isLoopbackHost(parsed.hostname);
+    if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && local)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `PUBLIC_URL must start with https:// (got "${redactUrlCredentials(raw)}"): sign-in codes travel through it; http:// is allowed only for localhost`,
+      });
+      return z.NEVER;
+    }
+    if (parsed.search || parsed.hash || parsed.username || parsed.password) {
+      ctx.addIssue({ code: 'custom', message: 'PUBLIC_URL must be a plain base URL without user, query or #fragment, e.g. https://threadwise.example.com' });
+      return z.NEVER;
+    }
+    return `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, '');
+  });
+
+/** A 256-bit key as 64 hex digits or base64 (44 characters); undefined when unset. Never echoed back. */
+export function decodeTokenKey(text: string): Buffer | undefined {
+  const raw = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return Buffer.from(raw, 'hex');
+  if (/^[A-Za-z0-9+/_-]{42,43}={0,2}$/.test(raw)) {
+    const bytes = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (bytes.length === 32) return bytes;
+  }
+  return undefined;
+}
+
+const tokenKey = (name: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const raw = value?.trim();
+      if (!raw) return undefined;
+      if (!decodeTokenKey(raw)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be 32 random bytes as 64 hex digits or base64 (it is not; its value is not shown); generate one with \`openssl rand -hex 32\``,
+        });
+        return z.NEVER;
+      }
+      return raw;
+    });
+
 const optionalText = z
   .string()
   .optional()
@@ -213,6 +273,12 @@ export const environmentSchema = z
       .optional()
       .default('members'),
     MCP_CONFIG: optionalText,
+    // Per-person sign-in (README § Per-person sign-in): where people's browsers come back to, and the key their
+    // tokens are encrypted with. Both required once a server in MCP_CONFIG says "auth": "oauth" (checkOauthConfig).
+    PUBLIC_URL: publicUrl,
+    TOKEN_ENCRYPTION_KEY: tokenKey('TOKEN_ENCRYPTION_KEY'),
+    // The key before the last rotation: tokens it encrypted are still read, and re-encrypted with the new key then.
+    TOKEN_ENCRYPTION_KEY_PREVIOUS: tokenKey('TOKEN_ENCRYPTION_KEY_PREVIOUS'),
     APPROVAL_TIMEOUT_MINUTES: int('APPROVAL_TIMEOUT_MINUTES', 60, 1, 10_080),
     USER_RATE_LIMIT_PER_MINUTE: int('USER_RATE_LIMIT_PER_MINUTE', 10, 0, 10_000),
     SHUTDOWN_GRACE_SECONDS: int('SHUTDOWN_GRACE_SECONDS', 25, 0, 600),

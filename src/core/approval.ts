@@ -3,6 +3,8 @@
  * (ApprovalDecision); the run waits durably in between. Whether a call needs approval is the operator's
  * configuration, never the tool server's own claim.
  */
+import type { SignInPrompt } from './sign-in';
+
 export interface ApprovalPrompt {
   /** The tool as the model sees it, e.g. "tracker__create_issue". */
   tool: string;
@@ -35,10 +37,12 @@ export type ApprovalDecision =
   | (Asked & { status: 'denied'; by: string; at: Date })
   | (Asked & { status: 'expired'; at: Date; afterMinutes: number });
 
-/** A call the loop did not run because it waits for a decision. */
+/** A call the loop did not run because it waits for a decision — or for the speaker to sign in (`signIn`). */
 export interface AwaitingCall {
   callId: string;
   prompt: ApprovalPrompt;
+  /** Set when the call waits for a sign-in, not an approval (core/sign-in.ts). Never saved with the turn. */
+  signIn?: SignInPrompt;
 }
 
 /**

@@ -69,7 +69,9 @@ export async function createMcpHub(config: McpConfig, options: McpHubOptions): P
   const loggedCuts = new Set<string>();
   let byName = new Map<string, { connection: ServerConnection; tool: McpTool }>();
 
-  const connections = config.servers.map(
+  // Servers with "auth": "oauth" have no shared account to connect with: each person's calls go through
+  // createPersonalServers (mcp/oauth/person-servers.ts) instead.
+  const connections = config.servers.filter((server) => server.auth === undefined).map(
     (server) =>
       new ServerConnection(server, {
         logger,

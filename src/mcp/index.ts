@@ -13,6 +13,10 @@
  *   hub.health(channelId?) → { servers: [{ name, state, tools, lastError, … }] }   // for /healthz and `/ask tools`
  *   await hub.close()                                             // stdio servers end with their process tree
  *
+ * Per-person servers (`"auth": "oauth"`) are not in the hub: createPersonalServers(config, { store, redirectUrl, logger })
+ * offers their tools and calls them as the speaker (`call(name, args, { as: { teamId, userId }, runId })`), throwing
+ * SignInRequired (core/sign-in.ts) when that person must connect first.
+ *
  * Approval is the caller's job: `needsApproval` comes from mcp.json (`approval`, `autoApprove`) alone; a server's
  * `readOnlyHint`/`destructiveHint` are in `hints` for display only.
  */
@@ -23,3 +27,6 @@ export type { McpTool, McpToolHints } from './catalogue';
 export type { McpToolResult, McpToolImage } from './convert-result';
 export type { ServerHealth, ServerState } from './server-connection';
 export { McpToolFailure, isMcpToolFailure, type McpFailureCode } from './failures';
+export { createPersonalServers, finishSignIn, CONNECT_TOOL, type PersonalServers, type PersonalServersOptions, type PersonalCallOptions, type Speaker } from './oauth/person-servers';
+export type { OAuthStore, PersonServerKey } from './oauth/oauth-store';
+export { PersonAuthProvider } from './oauth/person-auth-provider';

@@ -33,6 +33,20 @@ export interface McpServerConfig {
   channels?: string[];
   /** Per call. */
   timeoutMs: number;
+  /**
+   * `"auth": "oauth"`: each person connects their own account (OAuth 2.1 with PKCE, mcp/oauth/); calls run with the
+   * speaker's token only. Absent: the shared credential in `headers`, as before.
+   */
+  auth?: McpOAuthConfig;
+}
+
+export interface McpOAuthConfig {
+  kind: 'oauth';
+  /** Pre-registered client, for servers without dynamic client registration. */
+  clientId?: string;
+  clientSecret?: string;
+  /** Scopes to ask for (space-separated in the request); default what the server's metadata lists. */
+  scopes?: string[];
 }
 
 export interface McpConfig {
@@ -68,9 +82,13 @@ const SETTINGS: Record<string, string> = {
   disabledTools: 'a list of tool names',
   channels: 'a list of Slack channel ids, e.g. ["C0123ABC"]',
   timeoutSeconds: 'a whole number of seconds from 1 to 3600',
+  auth: '"oauth" (each person connects their own account), or left out for the shared credential in "headers"',
+  clientId: 'the OAuth client id registered for threadwise at that server',
+  clientSecret: 'the OAuth client secret that goes with "clientId", e.g. "${JIRA_CLIENT_SECRET}"',
+  scopes: 'a list of OAuth scopes, e.g. ["read:jira-work"]',
 };
 /** Settings whose values may be secrets: a problem with them never quotes the value. */
-const SECRET_SETTINGS = new Set(['headers', 'env', 'url', 'args']);
+const SECRET_SETTINGS = new Set(['headers', 'env', 'url', 'args', 'clientSecret']);
 
 const toolNames = z.array(z.string().min(1));
 const serverSchema = z.strictObject({
@@ -87,6 +105,10 @@ const serverSchema = z.strictObject({
   disabledTools: toolNames.optional(),
   channels: z.array(z.string().regex(CHANNEL_ID)).optional(),
   timeoutSeconds: z.number().int().min(1).max(3600).optional(),
+  auth: z.literal('oauth').optional(),
+  clientId: z.string().min(1).optional(),
+  clientSecret: z.string().min(1).optional(),
+  scopes: z.array(z.string().regex(/^\S+$/)).optional(),
 });
 type RawServer = z.output<typeof serverSchema>;
 
@@ -188,10 +210,18 @@ function buildServer(
       ...(raw.cwd === undefined ? {} : { cwd: expand(raw.cwd, 'never') }),
     };
   }
-  if (missing.size > 0) {
-    const names = [...missing];
-    const list = names.map((variable) => `\${${variable}}`).join(', ');
-    return `${where} uses ${list}, but ${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} not set; set ${names.length === 1 ? 'it' : 'them'} in the environment, or write \${NAME:-default} for a default`;
+  if (missing.size > 0) return missingVariables(where, missing);
+  let auth: McpOAuthConfig | undefined;
+  if (raw.auth === 'oauth') {
+    const clientSecret = raw.clientSecret === undefined ? undefined : expand(raw.clientSecret, 'always');
+    const clientId = raw.clientId === undefined ? undefined : expand(raw.clientId, 'never');
+    if (missing.size > 0) return missingVariables(where, missing);
+    auth = {
+      kind: 'oauth',
+      ...(clientId === undefined ? {} : { clientId }),
+      ...(clientSecret === undefined ? {} : { clientSecret }),
+      ...(raw.scopes === undefined ? {} : { scopes: raw.scopes }),
+    };
   }
   return {
     name,
@@ -201,7 +231,14 @@ function buildServer(
     disabledTools: raw.disabledTools ?? [],
     ...(raw.channels === undefined ? {} : { channels: raw.channels }),
     timeoutMs: (raw.timeoutSeconds ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000,
+    ...(auth ? { auth } : {}),
   };
+}
+
+function missingVariables(where: string, missing: Set<string>): string {
+  const names = [...missing];
+  const list = names.map((variable) => `\${${variable}}`).join(', ');
+  return `${where} uses ${list}, but ${names.join(', ')} ${names.length === 1 ? 'is' : 'are'} not set; set ${names.length === 1 ? 'it' : 'them'} in the environment, or write \${NAME:-default} for a default`;
 }
 
 /** url vs command, and the settings that belong to only one of them. */
@@ -220,6 +257,24 @@ function checkShape(raw: RawServer): string | undefined {
     if (raw.type !== undefined && raw.type !== 'stdio') return `says "type": "${raw.type}" but gives a "command"; give a "url" for an HTTP server, or drop "type"`;
     if (raw.headers !== undefined) return '"headers" apply only to "url" servers; for a command, pass credentials in "env"';
   }
+  return checkOAuthShape(raw);
+}
+
+/** `"auth": "oauth"` and the settings that only make sense with it. */
+function checkOAuthShape(raw: RawServer): string | undefined {
+  const oauthOnly = (['clientId', 'clientSecret', 'scopes'] as const).filter((key) => raw[key] !== undefined);
+  if (raw.auth !== 'oauth') {
+    if (oauthOnly.length === 0) return undefined;
+    return `${quoteList(oauthOnly)} ${oauthOnly.length === 1 ? 'applies' : 'apply'} only with "auth": "oauth"; add it for per-person sign-in, or remove ${oauthOnly.length === 1 ? 'it' : 'them'}`;
+  }
+  if (raw.command !== undefined) {
+    return '"auth": "oauth" needs an HTTP server ("url"): a program started over stdio cannot ask people to sign in; pass its credentials in "env" instead';
+  }
+  if (raw.type === 'sse') return '"auth": "oauth" needs Streamable HTTP; drop "type": "sse" (the older HTTP+SSE protocol is not used with per-person sign-in)';
+  if (raw.headers !== undefined) {
+    return 'has both "auth": "oauth" and "headers": a per-person server is called with each person’s own token, so a shared credential in "headers" would be ignored or, worse, mixed in; remove "headers" (or "auth" to keep using the shared credential)';
+  }
+  if (raw.clientSecret !== undefined && raw.clientId === undefined) return '"clientSecret" needs "clientId" beside it (the client registered for threadwise at that server)';
   return undefined;
 }
 

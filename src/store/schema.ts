@@ -565,3 +565,69 @@ export const scheduledTasksVersion = pgTable('scheduled_tasks_version', {
   id: integer('id').primaryKey().default(1),
   version: bigint('version', { mode: 'number' }).notNull().default(0),
 });
+
+/**
+ * Per-person sign-in (README § Per-person sign-in): one row per person and MCP server with `"auth": "oauth"` they
+ * connected. The tokens (access, refresh, expiry, issuer) are one AES-256-GCM ciphertext under TOKEN_ENCRYPTION_KEY,
+ * bound to this row's (team, user, server); `key_id` names the key that sealed it, so a rotated key is still read.
+ */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    server: text('server').notNull(),
+    tokensSealed: text('tokens_sealed').notNull(),
+    keyId: text('key_id').notNull(),
+    /** Scopes granted, as the server said (not secret): for App Home and the admin list. */
+    scope: text('scope'),
+    connectedAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId, t.server] })],
+);
+
+/**
+ * What threadwise knows of each per-person server: its registration as an OAuth client (dynamic registration's
+ * result, sealed — it may hold a client secret), what discovery found (public metadata), and the tool list as last
+ * listed by whoever connected (offered to the model before the speaker has connected).
+ */
+export const oauthServers = pgTable('oauth_servers', {
+  server: text('server').primaryKey(),
+  clientSealed: text('client_sealed'),
+  keyId: text('key_id'),
+  discovery: jsonb('discovery'),
+  tools: jsonb('tools').$type<unknown[]>(),
+  toolsListedAt: timestamp('tools_listed_at', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * A sign-in in progress: the OAuth `state` (only its SHA-256 is kept) bound to the person, the server and the run
+ * parked for it; the PKCE verifier sealed. Used once (pending → done), refused after expires_at (10 minutes).
+ */
+export const oauthSignIns = pgTable(
+  'oauth_sign_ins',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    stateHash: text('state_hash').notNull(),
+    teamId: text('team_id').notNull(),
+    userId: text('user_id').notNull(),
+    server: text('server').notNull(),
+    verifierSealed: text('verifier_sealed').notNull(),
+    keyId: text('key_id').notNull(),
+    /** The run parked for it, and the call that waits; null until the run parks (or for App Home's Connect). */
+    runId: bigint('run_id', { mode: 'number' }).references(() => runs.id, { onDelete: 'cascade' }),
+    callId: text('call_id'),
+    status: text('status', { enum: ['pending', 'done', 'expired', 'superseded'] }).notNull().default('pending'),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('oauth_sign_ins_state_idx').on(t.stateHash),
+    index('oauth_sign_ins_run_idx').on(t.runId).where(sql`status = 'pending'`),
+    index('oauth_sign_ins_person_idx').on(t.teamId, t.userId, t.server),
+  ],
+);
