@@ -54,12 +54,15 @@ import type { ConfiguredChatModel } from './create-chat-model';
 import { contextWindowFor } from '../config/models';
 import { startOperatorConsole } from './operator-console';
 import { createTracing } from './tracing/otel-run-observer';
+import { every, sleep, systemClock, type Clock } from '../core/clock';
+import { createActivity } from '../core/activity';
 
 export { StartupError };
 
 export interface StartOptions {
   logger?: Logger;
-  now?: () => number;
+  /** Time and every timer on the data path (polls, leases, sweeps, flushes); default the system clock. */
+  clock?: Clock;
   /** Identifies this process's leases; default a random id. */
   workerId?: string;
   /**
@@ -94,6 +97,12 @@ export interface RunningThreadwise {
   consoleUrl?: string;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
+  /**
+   * Resolves when nothing is happening: no event on its way in or being admitted, no run claimed or running, no
+   * post in flight, and no run due that this replica could claim now. What a test waits for before it asserts that
+   * something did not happen.
+   */
+  idle(): Promise<void>;
 }
 
 export async function startThreadwise(config: Config, options: StartOptions = {}): Promise<RunningThreadwise> {
@@ -107,7 +116,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpConfig.config.secrets],
       messageText: config.logMessageText,
     });
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
+  // Every piece of data-path work registers here while in flight: idle() waits for none to be left.
+  const activity = createActivity();
   // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
   await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
   const skills = await loadSkillLibrary(config.skillsDir, { watch: true, onWarning: (message) => logger.warn(message) });
@@ -177,6 +189,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       // what it got a 200 for); Socket Mode acknowledges over its socket and Slack redelivers unacknowledged ones.
       journal: openQueryPort ? { openPort: openQueryPort, sql: RECORD_DELIVERIES_SQL, receivedBy: replicaId, dir: journalDir } : undefined,
       onDelivered: (deliveryId) => recorded?.onDelivered(deliveryId),
+      activity,
       killAfterAckForTests: options.killAfterAckForTests,
     });
   }
@@ -190,6 +203,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     deferInitialization: true,
   });
   validatePayloadsAtTheEdge(app, logger.child({ component: 'slack' }));
+  // The HTTP receiver registers what it hands Bolt; over Socket Mode, Bolt's own processing is registered here.
+  if (!receiver) app.use(({ next }) => activity.track(next()));
   try {
     await app.init();
   } catch (error) {
@@ -253,7 +268,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const execute = createRunExecutor({
     bot,
     threads,
-    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName }),
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName, clock }),
     ledger: createRunLedger(database.db),
     files,
     model,
@@ -277,10 +292,14 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     pollMs: options.pollMs ?? 2_000,
     concurrency: options.concurrency ?? 4,
     execute,
+    clock,
+    activity,
   });
   const intake = createIntake({
     db: database.db,
     logger,
+    clock,
+    activity,
     policy: {
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,
@@ -304,12 +323,12 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       });
     },
     onFiles: (trigger, threadId) => {
-      void (async () => {
+      void activity.track((async () => {
         const messages = await threads.messages(trigger.channelId, trigger.threadTs);
         // With the authors' names, as a run registers them: files read ahead of time are not "from someone".
         const authors = messages.flatMap((message) => (message.files?.length && message.user ? [message.user] : []));
         await files.prefetch(threadId, messages, await threads.names([...new Set(authors)]));
-      })().catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
+      })()).catch((error) => logger.warn('could not extract files ahead of time', { threadId, error }));
     },
   });
   const settingsSurface = {
@@ -347,6 +366,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
     replay: receiver ? (deliveries) => receiver.replay(deliveries) : undefined,
     recoverQuestions: (questions) => recoverQuestions(app.client, listenerDeps, questions),
+    clock,
+    activity,
   });
   registerSettingsSubmission(app as unknown as ViewHost, settingsSurface);
   registerReactionTriggers(app as never, { db: database.db, intake, bot, settingsFor, logger, replicaId });
@@ -404,24 +425,24 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   await recorded.start();
   const housekeeping = () => {
     // Dedupe records only need to outlive Slack's retries (minutes); without pruning the tables grow forever.
-    pruneDedupeRecords(database.db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
+    activity.track(pruneDedupeRecords(database.db)).catch((error) => logger.warn('could not prune old dedupe records', { error }));
     if (config.retentionDays > 0) {
-      sweepExpiredContent(database.db, config.retentionDays).then(
+      activity.track(sweepExpiredContent(database.db, config.retentionDays)).then(
         (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
         (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
       );
     }
   };
-  const pruning = setInterval(housekeeping, options.housekeepingMs ?? HOUSEKEEPING_MS);
-  pruning.unref();
+  const stopPruning = every(clock, options.housekeepingMs ?? HOUSEKEEPING_MS, housekeeping, { background: true });
   // And once at start, shortly after: a process restarted more often than hourly still sweeps.
-  const firstSweep = setTimeout(housekeeping, options.firstHousekeepingMs ?? 10_000);
-  firstSweep.unref();
+  const cancelFirstSweep = clock.setTimeout(housekeeping, options.firstHousekeepingMs ?? 10_000, { background: true });
   // Tool calls nobody decided in time: any replica may expire them (each expires once), and the run carries on.
-  const expiring = setInterval(() => {
-    expireWaitingApprovals(app.client, approvalDeps).catch((error) => logger.warn('could not expire waiting approvals', { error }));
-  }, options.approvalSweepMs ?? APPROVAL_SWEEP_MS);
-  expiring.unref();
+  const stopExpiring = every(
+    clock,
+    options.approvalSweepMs ?? APPROVAL_SWEEP_MS,
+    () => void activity.track(expireWaitingApprovals(app.client, approvalDeps)).catch((error) => logger.warn('could not expire waiting approvals', { error })),
+    { background: true },
+  );
   logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: model.name });
 
   return {
@@ -430,11 +451,23 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     database,
     settingsFor: (teamId, channelId) => channelSettings.settingsFor(teamId, channelId),
     consoleUrl: operatorConsole?.url,
+    async idle() {
+      for (;;) {
+        await activity.idle();
+        // A delivery the receiver's thread acknowledged is on its way to this thread: a moment, then look again.
+        if ((receiver?.pending() ?? 0) > 0) {
+          await sleep(systemClock, 5);
+          continue;
+        }
+        // Nothing in flight; is a run due (queued by another replica, a lease run out, an approval decided)?
+        if ((await worker.poll()) === 0 && activity.busy() === 0) return;
+      }
+    },
     async stop(graceMs = config.shutdownGraceMs) {
-      const deadline = Date.now() + graceMs;
-      clearInterval(pruning);
-      clearTimeout(firstSweep);
-      clearInterval(expiring);
+      const deadline = clock.now() + graceMs;
+      stopPruning();
+      cancelFirstSweep();
+      stopExpiring();
       // No new events from here on: Slack sends them to another replica, or retries them after we restart.
       await app.stop().catch(() => {});
       healthServer?.close();
@@ -443,7 +476,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       const lost = await intake.drain(graceMs);
       if (lost > 0) logger.warn('stopped with acknowledged messages not yet runs; their recorded deliveries are replayed by the next start', { lost });
       await recorded!.stop();
-      await worker.stop(Math.max(0, deadline - Date.now()));
+      await worker.stop(Math.max(0, deadline - clock.now()));
       await tracing?.shutdown().catch((error) => logger.warn('could not send the last traces', { error }));
       await extractor.close();
       await mcp?.close();
