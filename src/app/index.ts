@@ -10,6 +10,8 @@ import type { Config } from '../config';
 import type { BotIdentity } from '../conversation';
 import { countTokens } from '../context';
 import { createClosers } from '../core/closers';
+import { createActivity } from '../core/activity';
+import { sleep, systemClock, type Clock } from '../core/clock';
 import { createLogger, type Logger } from '../logging/logger';
 import { createSlackFileSource } from '../slack/files/slack-file-source';
 import type { DatabaseHandle } from '../store/database';
@@ -27,7 +29,8 @@ export { StartupError };
 
 export interface StartOptions {
   logger?: Logger;
-  now?: () => number;
+  /** Time and every timer on the data path (polls, leases, sweeps, flushes); default the system clock. */
+  clock?: Clock;
   /** Identifies this process's leases; default a random id. */
   workerId?: string;
   /**
@@ -62,6 +65,12 @@ export interface RunningThreadwise {
   consoleUrl?: string;
   /** Stops taking work, lets running answers finish within the grace period, closes everything it opened. */
   stop(graceMs?: number): Promise<void>;
+  /**
+   * Resolves when nothing is happening: no event on its way in or being admitted, no run claimed or running, no
+   * post in flight, and no run due that this replica could claim now. What a test waits for before it asserts that
+   * something did not happen.
+   */
+  idle(): Promise<void>;
 }
 
 export async function startThreadwise(config: Config, options: StartOptions = {}): Promise<RunningThreadwise> {
@@ -74,7 +83,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpServers.secrets],
       messageText: config.logMessageText,
     });
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
+  // Every piece of data-path work registers here while in flight: idle() waits for none to be left.
+  const activity = createActivity();
   // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
   await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
   const closers = createClosers((name, error) => logger.warn(`could not close the ${name}`, { error }));
@@ -98,14 +110,15 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     // Deliveries are journaled from the first event on; what settles them exists once the intake does (below).
     let recorded: RecordedDeliveries | undefined;
     const settleDelivery = (deliveryId: string) => recorded?.onDelivered(deliveryId);
-    const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, killAfterAckForTests: options.killAfterAckForTests });
+    const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, activity, killAfterAckForTests: options.killAfterAckForTests });
     const { app, bot } = slack;
     const { worker, intake, deliveries, settings, wakeWorker } = await wireSlackAnswers(config, {
       composition: parts,
       slack,
       closers,
       logger,
-      now,
+      clock,
+      activity,
       replicaId,
       leaseMs: options.leaseMs ?? config.runLeaseMs,
       pollMs: options.pollMs ?? 2_000,
@@ -133,6 +146,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
         db: database.db,
         client: app.client,
         logger,
+        clock,
+        activity,
         onRunResumable: wakeWorker,
         housekeepingMs: options.housekeepingMs,
         firstHousekeepingMs: options.firstHousekeepingMs,
@@ -147,9 +162,21 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       database,
       settingsFor: (teamId, channelId) => settings.settingsFor(teamId, channelId),
       consoleUrl: operatorConsole?.url,
+      async idle() {
+        for (;;) {
+          await activity.idle();
+          // A delivery the receiver's thread acknowledged is on its way to this thread: a moment, then look again.
+          if ((slack.receiver?.pending() ?? 0) > 0) {
+            await sleep(systemClock, 5);
+            continue;
+          }
+          // Nothing in flight; is a run due (queued by another replica, a lease run out, an approval decided)?
+          if ((await worker.poll()) === 0 && activity.busy() === 0) return;
+        }
+      },
       async stop(graceMs = config.shutdownGraceMs) {
         shutdown.graceMs = graceMs;
-        shutdown.deadline = Date.now() + graceMs;
+        shutdown.deadline = clock.now() + graceMs;
         await closers.closeAll();
       },
     } satisfies RunningThreadwise;

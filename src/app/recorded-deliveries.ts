@@ -5,6 +5,8 @@
  */
 import type { Database } from '../store/database';
 import type { Logger } from '../logging/logger';
+import { every, systemClock, type Clock } from '../core/clock';
+import { untracked, type Activity } from '../core/activity';
 import { readLeftoverDeliveries, removeLeftoverFiles } from '../slack/receiver/delivery-journal-file.mjs';
 import {
   forgetDeliveries,
@@ -28,19 +30,25 @@ export interface RecordedDeliveriesOptions {
   /** Hands deliveries to Bolt again; undefined where there is no HTTP receiver (Socket Mode records none). */
   replay?: (deliveries: StoredDelivery[]) => void;
   recoverQuestions(questions: PendingQuestion[]): Promise<void>;
+  /** Time and timers (heartbeats, scans); default the system clock. */
+  clock?: Clock;
+  /** Where a scan registers while it takes over and replays what a dead process left. */
+  activity?: Activity;
 }
 
 export function createRecordedDeliveries(options: RecordedDeliveriesOptions) {
   const { db, replicaId, leaseMs, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const activity = options.activity ?? untracked;
   const toForget = new Set<string>();
-  let forgetTimer: NodeJS.Timeout | undefined;
-  let heartbeatTimer: NodeJS.Timeout | undefined;
-  let scanTimer: NodeJS.Timeout | undefined;
+  let cancelForget: (() => void) | undefined;
+  let stopHeartbeat: (() => void) | undefined;
+  let cancelScan: (() => void) | undefined;
   let scanning: Promise<void> | undefined;
   let stopped = false;
 
   const flushForgotten = async () => {
-    forgetTimer = undefined;
+    cancelForget = undefined;
     const ids = [...toForget];
     toForget.clear();
     if (ids.length === 0) return;
@@ -50,7 +58,8 @@ export function createRecordedDeliveries(options: RecordedDeliveriesOptions) {
 
   const beat = () => heartbeat(db, replicaId).catch((error) => logger.warn('could not record this replica’s heartbeat', { error }));
 
-  const scan = async () => {
+  const scan = () => activity.track(scanOnce());
+  const scanOnce = async () => {
     try {
       if (options.replay) {
         const orphans = await takeOrphanedDeliveries(db, replicaId, leaseMs);
@@ -68,10 +77,13 @@ export function createRecordedDeliveries(options: RecordedDeliveriesOptions) {
 
   const scheduleScan = () => {
     if (stopped) return;
-    scanTimer = setTimeout(() => {
-      scanning = scan().finally(scheduleScan);
-    }, Math.max(1_000, leaseMs / 2));
-    scanTimer.unref();
+    cancelScan = clock.setTimeout(
+      () => {
+        scanning = scan().finally(scheduleScan);
+      },
+      Math.max(1_000, leaseMs / 2),
+      { background: true },
+    );
   };
 
   return {
@@ -80,13 +92,12 @@ export function createRecordedDeliveries(options: RecordedDeliveriesOptions) {
       if (options.tookDelivery(deliveryId)) return;
       toForget.add(deliveryId);
       if (toForget.size >= 200) void flushForgotten();
-      else forgetTimer ??= setTimeout(() => void flushForgotten(), 200);
+      else cancelForget ??= clock.setTimeout(() => void flushForgotten(), 200);
     },
     /** Registers this replica (its heartbeat) before it records anything, so that no other takes it for dead. */
     async register() {
       await beat();
-      heartbeatTimer ??= setInterval(() => void beat(), Math.max(500, leaseMs / 3));
-      heartbeatTimer.unref();
+      stopHeartbeat ??= every(clock, Math.max(500, leaseMs / 3), () => void beat(), { background: true });
     },
     /** Picks up at once what dead processes left, then keeps looking every half lease. */
     async start() {
@@ -96,10 +107,10 @@ export function createRecordedDeliveries(options: RecordedDeliveriesOptions) {
     },
     async stop() {
       stopped = true;
-      clearInterval(heartbeatTimer);
-      clearTimeout(scanTimer);
+      stopHeartbeat?.();
+      cancelScan?.();
       await scanning;
-      if (forgetTimer) clearTimeout(forgetTimer);
+      cancelForget?.();
       await flushForgotten();
       // What this process recorded and did not settle is left for the next one; it says it is gone so that the
       // next one need not wait out the lease.

@@ -1,6 +1,8 @@
 import type { Database } from '../store/database';
 import { threadKeyOf } from '../store/thread-store';
 import type { Logger } from '../logging/logger';
+import { systemClock, type Clock } from '../core/clock';
+import { untracked, type Activity } from '../core/activity';
 import type { Trigger } from './trigger';
 import type { AccessPolicy, AccessRefusal } from './access-policy';
 import { admitMessages, type Admission, type IntakeItem } from './admit-messages';
@@ -28,6 +30,10 @@ export interface IntakeDependencies {
   maxHoldMs?: number;
   /** Messages written in one transaction at most. */
   maxBatch?: number;
+  /** Time and timers (retry backoff, how long a message is held); default the system clock. */
+  clock?: Clock;
+  /** Where the writer and what it does for each message (tell, queue) register while in flight. */
+  activity?: Activity;
 }
 
 export interface Intake {
@@ -72,6 +78,8 @@ export function createIntake(deps: IntakeDependencies): Intake {
   const maxHeld = deps.maxHeld ?? 10_000;
   const maxHoldMs = deps.maxHoldMs ?? 15 * 60_000;
   const maxBatch = deps.maxBatch ?? 100;
+  const clock = deps.clock ?? systemClock;
+  const activity = deps.activity ?? untracked;
   const queue: Held[] = [];
   const idle: Array<() => void> = [];
   let writer: Promise<void> | undefined;
@@ -148,7 +156,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
       deps.logger.error('the database refused an incoming message; it will not be answered', { ...where, error });
       return;
     }
-    if (Date.now() - held.receivedAt >= maxHoldMs) {
+    if (clock.now() - held.receivedAt >= maxHoldMs) {
       remove(batch);
       // A recorded one is not lost: its record of receipt stays, and is replayed once this process is gone.
       if (isRecorded(held)) deps.logger.warn('stopped retrying an incoming message here; its recorded delivery is replayed later', { ...where, attempts: held.attempts + 1, error });
@@ -165,14 +173,14 @@ export function createIntake(deps: IntakeDependencies): Intake {
       error,
     });
     held.attempts += 1;
-    held.retryAt = Date.now() + delay;
+    held.retryAt = clock.now() + delay;
   };
 
   const sleepUntil = (time: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => wakeWriter?.(), Math.max(0, time - Date.now()));
+      const cancel = clock.setTimeout(() => wakeWriter?.(), Math.max(0, time - clock.now()));
       wakeWriter = () => {
-        clearTimeout(timer);
+        cancel();
         wakeWriter = undefined;
         resolve();
       };
@@ -183,7 +191,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
       // A turn for the event loop first: the rest of a burst is acknowledged, then joins this batch.
       await nextTurn();
       while (queue.length > 0 && !closed) {
-        const batch = nextBatch(Date.now());
+        const batch = nextBatch(clock.now());
         if (batch.length === 0) {
           await sleepUntil(Math.min(...queue.map((held) => held.retryAt)));
           continue;
@@ -197,7 +205,7 @@ export function createIntake(deps: IntakeDependencies): Intake {
         }
         remove(batch);
         batch.forEach((held, i) =>
-          act(held.item.trigger, admissions[i]!).catch((error) => deps.logger.error('could not act on an incoming message', { ...whereOf(held), error })),
+          activity.track(act(held.item.trigger, admissions[i]!).catch((error) => deps.logger.error('could not act on an incoming message', { ...whereOf(held), error }))),
         );
       }
       if (closed) {
@@ -230,23 +238,27 @@ export function createIntake(deps: IntakeDependencies): Intake {
         });
         return;
       }
-      queue.push({ item, receivedAt: Date.now(), attempts: 0, retryAt: 0, alone: false });
+      queue.push({ item, receivedAt: clock.now(), attempts: 0, retryAt: 0, alone: false });
       // A writer asleep until a retry is due wakes for it: it may be in a thread with nothing waiting.
       wakeWriter?.();
-      writer ??= writeQueue();
+      writer ??= activity.track(writeQueue());
     },
     async drain(timeoutMs = Number.POSITIVE_INFINITY) {
       if (queue.length > 0) {
         const empty = new Promise<void>((resolve) => idle.push(resolve));
-        const timedOut = Number.isFinite(timeoutMs) ? new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref()) : new Promise<void>(() => {});
+        let cancel = () => {};
+        const timedOut = Number.isFinite(timeoutMs) ? new Promise<void>((resolve) => (cancel = clock.setTimeout(resolve, timeoutMs, { background: true }))) : new Promise<void>(() => {});
         await Promise.race([empty, timedOut]);
+        cancel();
       }
       if (queue.length === 0) return 0;
       // Out of time: stop retrying; the writer logs each message it could not record.
       const lost = queue.length;
       closed = true;
       wakeWriter?.();
-      await Promise.race([writer, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+      let cancel = () => {};
+      await Promise.race([writer, new Promise<void>((resolve) => (cancel = clock.setTimeout(resolve, 1_000, { background: true })))]);
+      cancel();
       return lost;
     },
     pending: () => queue.length,

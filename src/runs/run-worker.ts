@@ -3,6 +3,8 @@ import { claimNextRun, finishRun, releaseLease, renewLease, type RunOutcome, typ
 import type { Logger } from '../logging/logger';
 import { RunInterrupted } from './run-interrupted';
 import { messageOf } from '../core/errors';
+import { every, sleep, systemClock, type Clock } from '../core/clock';
+import { untracked, type Activity } from '../core/activity';
 
 export interface RunWorkerOptions {
   db: Database;
@@ -22,6 +24,10 @@ export interface RunWorkerOptions {
   execute: (run: RunRow, signal: AbortSignal) => Promise<RunOutcome | { status: 'waiting_approval' }>;
   /** Waits between attempts to record a run's end while the database is away. */
   finishRetryDelaysMs?: number[];
+  /** Time and timers (polls, heartbeats, grace periods); default the system clock. */
+  clock?: Clock;
+  /** Where claims and runs register while in flight. */
+  activity?: Activity;
 }
 
 export interface RunWorker {
@@ -34,6 +40,11 @@ export interface RunWorker {
    */
   stop(graceMs: number): Promise<void>;
   active(): number;
+  /**
+   * Looks for due work now, as a poll would, and resolves when the look is over: how many runs it began (0 when
+   * nothing is due, or the worker is stopping).
+   */
+  poll(): Promise<number>;
 }
 
 /** After an abort, how long a run gets to notice it before stop() returns anyway (the process is about to exit). */
@@ -42,8 +53,11 @@ const ABORT_SETTLE_MS = 2_000;
 export function createRunWorker(options: RunWorkerOptions): RunWorker {
   const running = new Map<number, { controller: AbortController; done: Promise<void> }>();
   const finishDelays = options.finishRetryDelaysMs ?? [250, 1_000, 3_000];
+  const clock = options.clock ?? systemClock;
+  const activity = options.activity ?? untracked;
   let stopping = false;
-  let timer: NodeJS.Timeout | undefined;
+  let stopPolling: (() => void) | undefined;
+  let begun = 0;
   let claiming: Promise<void> | undefined;
   let wakeAgain = false;
   let claimFailures = 0;
@@ -78,36 +92,40 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     })();
     // Cleared in a callback, never inside the loop: a loop with nothing to do finishes synchronously, before
     // `claiming` is even assigned, and would leave it set for good.
-    const current: Promise<void> = loop.finally(() => {
-      if (claiming === current) claiming = undefined;
-    });
+    const current: Promise<void> = activity.track(
+      loop.finally(() => {
+        if (claiming === current) claiming = undefined;
+      }),
+    );
     claiming = current;
     return current;
   };
 
   const begin = (run: RunRow) => {
+    begun += 1;
+    const ended = activity.begin();
     const controller = new AbortController();
     const log = options.logger.child({ runId: run.id, threadId: run.threadId });
-    let renewedAt = Date.now();
-    const heartbeat = setInterval(async () => {
+    let renewedAt = clock.now();
+    const stopHeartbeat = every(clock, Math.max(250, Math.floor(options.leaseMs / 3)), async () => {
       if (controller.signal.aborted) return; // an aborted run must not keep (or win back) its lease
       try {
         const lease = await renewLease(options.db, run.id, options.owner, options.leaseMs);
-        renewedAt = Date.now();
+        renewedAt = clock.now();
         if (!lease.held) controller.abort(new RunInterrupted('lease_lost'));
         else if (lease.cancelRequested) controller.abort(new RunInterrupted('cancelled'));
       } catch (error) {
         // Unrenewed for a whole lease, another replica may own the run by now: stop before posting beside it.
-        const lost = Date.now() - renewedAt >= options.leaseMs;
+        const lost = clock.now() - renewedAt >= options.leaseMs;
         log.warn(lost ? 'lease renewal failed for a whole lease; stopping this run' : 'lease renewal failed', { error });
         if (lost) controller.abort(new RunInterrupted('lease_lost'));
       }
-    }, Math.max(250, Math.floor(options.leaseMs / 3)));
+    });
 
     const done = (async () => {
       if (run.cancelRequested) {
         // Cancelled while its previous worker was dying: nothing left to do but record it.
-        clearInterval(heartbeat);
+        stopHeartbeat();
         await record(run, log, { status: 'cancelled', error: 'cancelled by a user' });
         return;
       }
@@ -118,7 +136,7 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
       } catch (error) {
         const reason = controller.signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
         if (reason instanceof RunInterrupted && reason.kind !== 'cancelled') {
-          clearInterval(heartbeat);
+          stopHeartbeat();
           // Lost lease: its new owner decides the outcome. Shutdown: hand the run to whoever starts next.
           if (reason.kind === 'shutdown') await releaseLease(options.db, run.id, options.owner).catch(() => false);
           log.warn('run interrupted; left for recovery', { reason: reason.kind });
@@ -127,13 +145,14 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         outcome = { status: reason instanceof RunInterrupted ? 'cancelled' : 'failed', error: messageOf(error) };
         if (outcome.status === 'failed') log.error('run failed', { error });
       } finally {
-        clearInterval(heartbeat);
+        stopHeartbeat();
       }
       if (outcome.status === 'waiting_approval') log.info('run parked until its tool calls are decided');
       else await record(run, log, outcome);
     })().finally(() => {
       running.delete(run.id);
       if (!stopping) void claimLoop();
+      ended();
     });
     running.set(run.id, { controller, done });
   };
@@ -151,15 +170,14 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
           log.error('could not record the end of a run; it will be resumed after its lease expires', { status: outcome.status, error });
           return;
         }
-        await new Promise((resolve) => setTimeout(resolve, finishDelays[attempt]));
+        await sleep(clock, finishDelays[attempt]!);
       }
     }
   };
 
   return {
     start() {
-      timer = setInterval(() => void claimLoop(), options.pollMs);
-      timer.unref();
+      stopPolling = every(clock, options.pollMs, () => void claimLoop(), { background: true });
       void claimLoop();
     },
     wake() {
@@ -167,17 +185,28 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
     },
     async stop(graceMs) {
       stopping = true;
-      if (timer) clearInterval(timer);
+      stopPolling?.();
       await claiming; // a claim in flight still begins its run, which then gets the same grace
       const all = Promise.all([...running.values()].map((r) => r.done));
-      const graceOver = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
-      if ((await Promise.race([all.then(() => 'done' as const), graceOver])) === 'done') return;
+      let cancelGrace = () => {};
+      const graceOver = new Promise<'timeout'>((resolve) => (cancelGrace = clock.setTimeout(() => resolve('timeout'), graceMs, { background: true })));
+      const ended = await Promise.race([all.then(() => 'done' as const), graceOver]);
+      cancelGrace();
+      if (ended === 'done') return;
       options.logger.warn('grace period over; interrupting answers still in progress', { runs: [...running.keys()] });
       for (const { controller } of running.values()) controller.abort(new RunInterrupted('shutdown'));
-      await Promise.race([all, new Promise((resolve) => setTimeout(resolve, ABORT_SETTLE_MS).unref())]);
+      let cancelSettle = () => {};
+      await Promise.race([all, new Promise<void>((resolve) => (cancelSettle = clock.setTimeout(resolve, ABORT_SETTLE_MS, { background: true })))]);
+      cancelSettle();
       // Runs that ignored the abort: give their leases back anyway; the owner check keeps them from posting.
       await Promise.all([...running.keys()].map((id) => releaseLease(options.db, id, options.owner).catch(() => false)));
     },
     active: () => running.size,
+    async poll() {
+      if (stopping) return 0;
+      const before = begun;
+      await claimLoop();
+      return begun - before;
+    },
   };
 }

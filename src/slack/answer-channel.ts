@@ -9,6 +9,7 @@ import { createAnswerWriter } from './answer-writer';
 import { retireDraftAnswer } from './retire-draft-answer';
 import { createStatusIndicator } from './status-indicator';
 import { renderApprovalRequest } from './approval-message';
+import type { Clock } from '../core/clock';
 
 export interface SlackAnswerChannelOptions {
   logger: Logger;
@@ -21,6 +22,8 @@ export interface SlackAnswerChannelOptions {
    * resolved them by the time it answers (the thread reader's `knownName`).
    */
   nameOf?: (userId: string) => string | undefined;
+  /** Time and timers of the status line and the answer's flushes; default the system clock. */
+  clock?: Clock;
 }
 
 /** How long an answer may be to be "also sent to channel" where the channel's settings ask for it. */
@@ -35,7 +38,7 @@ export function createSlackAnswerChannels(client: WebClient, options: SlackAnswe
       status: createStatusIndicator(
         client,
         { channel: target.channelId, threadTs: target.threadTs, triggerTs: target.triggerTs },
-        { logger, runId: target.runId, onStatusMessage: hooks.onStatusMessage },
+        { logger, runId: target.runId, onStatusMessage: hooks.onStatusMessage, clock: options.clock },
       ),
       answer: createAnswerWriter(
         client,
@@ -45,6 +48,7 @@ export function createSlackAnswerChannels(client: WebClient, options: SlackAnswe
           broadcastUpTo: broadcast ? SHORT_ANSWER_CHARS : undefined,
           logger,
           nameOf: options.nameOf,
+          clock: options.clock,
           onMessage: async (ts) => {
             await hooks.onAnswerMessage(ts);
             logger.debug('the answer started a message', { ts });

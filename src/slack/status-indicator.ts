@@ -3,6 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logging/logger';
 import { STATUS_EVENT } from '../conversation';
 import { CANCEL_ACTION_ID } from './cancel-button';
+import { every, systemClock, type Clock } from '../core/clock';
 
 export interface StatusIndicator {
   /**
@@ -34,6 +35,8 @@ export interface StatusOptions {
   editIntervalMs?: number;
   /** Slack drops a native status after two minutes without a message; a long step re-sends it this often. */
   refreshMs?: number;
+  /** Time and timers (edit spacing, refreshes); default the system clock. */
+  clock?: Clock;
 }
 
 /**
@@ -46,6 +49,7 @@ export interface StatusOptions {
 export function createStatusIndicator(client: WebClient, target: StatusTarget, options: StatusOptions): StatusIndicator {
   const logger = options.logger;
   const interval = options.editIntervalMs ?? 1_000;
+  const clock = options.clock ?? systemClock;
   let mode: 'native' | 'message' | 'reaction' | 'none' = 'native';
   let statusMessageTs: string | undefined;
   let reacted = false;
@@ -55,7 +59,7 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
   let draining: Promise<void> | undefined;
   let wakeEarly: (() => void) | undefined;
   let latest: { status: string; loadingMessages?: string[] } | undefined;
-  let refresh: NodeJS.Timeout | undefined;
+  let stopRefresh: (() => void) | undefined;
 
   const statusBlocks = (status: string): KnownBlock[] => [
     { type: 'context', elements: [{ type: 'mrkdwn', text: `_${status}_` }] },
@@ -79,12 +83,12 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
   ];
 
   const editStatusMessage = async (status: string) => {
-    const wait = lastEdit + interval - Date.now();
+    const wait = lastEdit + interval - clock.now();
     if (wait > 0 && statusMessageTs) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait);
+        const cancel = clock.setTimeout(resolve, wait);
         wakeEarly = () => {
-          clearTimeout(timer);
+          cancel();
           resolve();
         };
       });
@@ -94,7 +98,7 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
       const newest = queue.splice(0).at(-1);
       if (newest) status = newest.status;
     }
-    lastEdit = Date.now();
+    lastEdit = clock.now();
     const text = `_${status}_`;
     if (statusMessageTs) {
       await client.chat.update({ channel: target.channel, ts: statusMessageTs, text, blocks: statusBlocks(status) });
@@ -160,19 +164,24 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
     set(status, loadingMessages) {
       if (cleared) return Promise.resolve();
       latest = { status, loadingMessages };
-      refresh ??= setInterval(() => {
-        if (mode === 'native' && latest && queue.length === 0 && !cleared) {
-          queue.push(latest);
-          draining ??= drain();
-        }
-      }, options.refreshMs ?? 90_000).unref();
+      stopRefresh ??= every(
+        clock,
+        options.refreshMs ?? 90_000,
+        () => {
+          if (mode === 'native' && latest && queue.length === 0 && !cleared) {
+            queue.push(latest);
+            draining ??= drain();
+          }
+        },
+        { background: true },
+      );
       queue.push({ status, loadingMessages });
       draining ??= drain();
       return draining;
     },
     async clear() {
       cleared = true;
-      if (refresh) clearInterval(refresh);
+      stopRefresh?.();
       queue.length = 0;
       wakeEarly?.();
       await draining;

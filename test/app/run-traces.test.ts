@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANA, CHANNEL, startHarness, type Harness } from '../support/harness';
 import type { ChatRequestBody } from '../fakes/fake-openai';
-import { eventually } from '../runs/eventually';
+import { eventually } from '../support/eventually';
 
 interface OtlpSpan {
   traceId: string;
@@ -79,8 +79,8 @@ describe.each([
 
     // Spans leave in batches after the run ends; stop() flushes them, and so does the batch timer (1 s). The wait is
     // long because under the whole suite's load an export can take its retries (one run timed out at 15 s).
-    await eventually(() => collector.spans.filter((s) => s.name === 'invoke_agent threadwise').length === 2, 45_000, 'two run spans arrived');
-    await eventually(() => collector.spans.length >= 5, 15_000, 'every span arrived');
+    await eventually(() => collector.spans.filter((s) => s.name === 'invoke_agent threadwise').length === 2, { timeoutMs: 45_000, what: 'two run spans arrived' });
+    await eventually(() => collector.spans.length >= 5, { timeoutMs: 15_000, what: 'every span arrived' });
     const runs = collector.spans.filter((s) => s.name === 'invoke_agent threadwise');
     expect(new Set(runs.map((s) => s.traceId)).size).toBe(2);
     const [firstRun, secondRun] = runs.sort((a, b) => Number(attribute(a, 'threadwise.run.id')) - Number(attribute(b, 'threadwise.run.id')));

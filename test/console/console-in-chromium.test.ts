@@ -16,7 +16,7 @@ import { ANA, CHANNEL, startHarness, type Harness } from '../support/harness';
 const CHANNEL_NAME = '#general';
 const ANA_NAME = 'Ana';
 import type { ChatRequestBody } from '../fakes/fake-openai';
-import { eventually } from '../runs/eventually';
+import { eventually } from '../support/eventually';
 
 const CHROMIUM = '/usr/bin/chromium';
 const TOKEN = 'console-token-for-tests-6c1f0a9e';
@@ -53,7 +53,7 @@ describe.skipIf(!hasChromium)('the operator console in Chromium', () => {
     await h.answers(CHANNEL, ts);
     const runOf = async () =>
       rowsOf<{ id: number; status: string }>(await h.database.db.execute(sql`select r.id, r.status from runs r join threads t on t.id = r.thread_id where t.thread_ts = ${ts}`))[0];
-    await eventually(async () => (await runOf())?.status === 'done', 15_000, 'the run is done');
+    await eventually(async () => (await runOf())?.status === 'done', { timeoutMs: 15_000, what: 'the run is done' });
     runId = Number((await runOf())!.id);
     browser = await chromium.launch({
       executablePath: CHROMIUM,

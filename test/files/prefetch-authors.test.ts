@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BEN, startHarness, type Harness } from '../support/harness';
 import { rowsOf } from '../../src/store/database';
+import { eventually } from '../support/eventually';
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,13 +25,10 @@ describe('files read ahead of time', () => {
       );
     const extracted = async () => rowsOf(await h.database.db.execute(sql`select 1 from slack_file_contents where slack_file_id = ${file.id}`)).length > 0;
     // Registered, and extracted: the prefetch has finished with it.
-    const deadline = Date.now() + 20_000;
-    while ((await registered()).length === 0 || !(await extracted())) {
-      if (Date.now() > deadline) throw new Error('the file was not read ahead of time within 20 s');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually(async () => (await registered()).length > 0 && (await extracted()), { timeoutMs: 20_000, what: 'the file read ahead of time' });
     expect(await registered()).toEqual([{ name: 'q3-figures.txt', author_name: 'Ben' }]);
     // No run did it: the worker runs nothing here.
+    await h.app.idle();
     expect(h.model.requests).toHaveLength(0);
   });
 });

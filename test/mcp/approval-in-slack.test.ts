@@ -17,6 +17,7 @@ import { toolResultsIn } from '../agent/loop-fixtures';
 import { fakeStdioServer } from '../fakes/mcp/stdio-command';
 import { closedPort } from './support';
 import { buttonClick } from '../fakes/slack-signing';
+import { eventually } from '../support/eventually';
 
 let h: Harness;
 let tracker: McpHttpHost;
@@ -119,8 +120,10 @@ describe('a tool call that needs approval', () => {
       rowsOf<{ kind: string; name: string; arguments: Record<string, unknown> }>(
         await h.database.db.execute(sql`select kind, name, arguments from run_steps where name = 'tracker__create_issue' order by id`),
       );
-    for (let polls = 0; polls < 200 && (await recorded()).length < 3; polls++) await new Promise((resolve) => setTimeout(resolve, 25));
-    const steps = await recorded();
+    const steps = await eventually(async () => {
+      const rows = await recorded();
+      return rows.length >= 3 && rows;
+    }, { timeoutMs: 5_000 });
     expect(steps.map((step) => step.kind)).toEqual(['approval_request', 'approval_decision', 'tool']);
     expect(steps[0]!.arguments).toMatchObject({ title: 'Login fails after SSO' });
     expect(steps[1]!.arguments).toMatchObject({ decision: 'approved', by: 'Ana' });

@@ -13,6 +13,7 @@ import type { DatabaseHandle } from '../../src/store/database';
 import { findThread } from '../../src/store/thread-store';
 import { listThreadRuns } from '../../src/store/run-store';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+import { eventually } from '../support/eventually';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 if (!adminUrl) console.warn('[database-outage.test] skipped: set TEST_DATABASE_URL to run the PostgreSQL outage tests');
@@ -59,7 +60,8 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
     // The acknowledgement does not wait for the database (Slack would retry after 3 s).
     const { ts, status } = await h.mention({ text: `<@${h.slack.botUserId}> are you there?` });
     expect(status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // several failed writes and claims
+    // Several failed writes and a failed claim: the outage has been met, and still nothing was asked of the model.
+    await eventually(() => h.logs.filter((line) => line.includes('could not record an incoming message; retrying')).length >= 3 && h.logs.some((line) => line.includes('could not claim runs')));
     expect(h.model.requests).toHaveLength(0);
 
     await proxy.up();
@@ -73,8 +75,9 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
     h.model.enqueue({ delayMs: 2_500, then: { text: 'Survived the outage.' } });
     const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> long question` });
     await h.model.waitForRequests(1);
-    await proxy.down(); // heartbeats fail for a while, well within the lease
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const logsBefore = h.logs.length;
+    await proxy.down(); // the database is gone while the run works, well within its lease
+    await eventually(() => h.logs.slice(logsBefore).some((line) => line.includes('could not claim runs')));
     await proxy.up();
 
     expect(await h.answers(CHANNEL, ts, 1, 30_000)).toEqual(['Survived the outage.']);

@@ -7,6 +7,7 @@ import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, type Harness } from '.
 import { mentionEvent, messageEvent, postInteraction, postSlackEvent, postSlashCommand } from '../fakes/slack-signing';
 import { findThread } from '../../src/store/thread-store';
 import { listThreadRuns } from '../../src/store/run-store';
+import { eventually } from '../support/eventually';
 
 let h: Harness;
 beforeAll(async () => {
@@ -17,8 +18,6 @@ beforeEach(() => {
   h.slack.reset();
   h.model.reset();
 });
-
-const settle = (ms = 800) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function runsOf(threadTs: string) {
   const thread = await findThread(h.database.db, CHANNEL, threadTs);
@@ -41,7 +40,7 @@ describe('one answer per question', () => {
     expect(deliveries.map((d) => d.status)).toEqual([200, 200, 200, 200]);
 
     expect(await h.answers(CHANNEL, stored.ts)).toEqual(['Exactly once.']);
-    await settle();
+    await h.app.idle();
     expect(h.slack.botMessages(CHANNEL, stored.ts).filter((m) => m.metadata === undefined)).toHaveLength(1);
     expect(h.model.requests).toHaveLength(1);
     expect(await runsOf(stored.ts)).toHaveLength(1);
@@ -57,7 +56,7 @@ describe('one answer per question', () => {
 
     const answers = await h.answers(CHANNEL, threadTs, 2);
     expect(answers).toEqual(['The lint job is red.', 'All three: yes, since Monday, ask Ben.']);
-    await settle();
+    await h.app.idle();
     expect(h.model.requests).toHaveLength(2);
 
     // The second run saw the first answer, then the three messages, in the order they were written.
@@ -103,8 +102,8 @@ describe('Slack failing while the answer is posted', () => {
     const logsBefore = h.logs.length;
     const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> are you archived?` });
 
-    await waitUntil(async () => (await runsOf(ts))[0]?.status === 'failed');
-    await settle(1_500);
+    await eventually(async () => (await runsOf(ts))[0]?.status === 'failed', { timeoutMs: 15_000 });
+    await h.app.idle();
     const posts = h.slack.callsTo('chat.postMessage').filter((call) => call.body.thread_ts === ts);
     expect(posts.length).toBeGreaterThan(0);
     expect(posts.length).toBeLessThanOrEqual(3); // the answer, the failure sentence, a status message at most
@@ -132,7 +131,7 @@ describe('signature checks', () => {
       postInteraction(h.eventsUrl, SIGNING_SECRET, click, { timestamp: replayed }).then((r) => r.status),
     ]);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401]);
-    await settle();
+    await h.app.idle();
     expect(h.model.requests).toHaveLength(0);
     expect(h.slack.callsTo('chat.postMessage')).toHaveLength(0);
     expect(await runsOf(stored.ts)).toHaveLength(0);
@@ -156,11 +155,3 @@ describe('logs', () => {
     }
   });
 });
-
-async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition still false after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

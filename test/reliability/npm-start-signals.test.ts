@@ -13,6 +13,7 @@ import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { mentionEvent, postSlackEvent } from '../fakes/slack-signing';
 import { botEnvironment, MODEL_KEY, SIGNING_SECRET } from './support/bot-process';
+import { eventually } from '../support/eventually';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const CHANNEL = 'C0GENERAL';
@@ -77,7 +78,7 @@ describe('npm start and SIGTERM', () => {
     npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => npm.once('exit', (code, signal) => resolve({ code, signal })));
     try {
-      await waitFor(() => /threadwise is running/.test(stderr), 90_000, () => stderr);
+      await eventually(() => /threadwise is running/.test(stderr), { timeoutMs: 90_000, intervalMs: 50, what: () => `not running yet; ${stderr.slice(-2000)}` });
       const port = (JSON.parse(stderr.split('\n').find((line) => line.includes('threadwise is running'))!) as { port: number }).port;
 
       // The bot is npm's direct child: `exec` replaced the shell, so npm's signal forwarding reaches it.
@@ -106,17 +107,9 @@ describe('npm start and SIGTERM', () => {
       expect(code).toBe(0);
       expect(tookMs).toBeLessThan(GRACE_SECONDS * 1000);
       // Nothing of the tree outlives npm: the bot, its esbuild helper, anything it started.
-      await waitFor(() => tree.every((row) => !alive(row.pid) || row.stat.startsWith('Z')), 5_000, () => JSON.stringify(tree.filter((row) => alive(row.pid))));
+      await eventually(() => tree.every((row) => !alive(row.pid) || row.stat.startsWith('Z')), { timeoutMs: 5_000, intervalMs: 50, what: () => `still alive: ${JSON.stringify(tree.filter((row) => alive(row.pid))).slice(-2000)}` });
     } finally {
       if (npm.exitCode === null) npm.kill('SIGKILL');
     }
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs: number, describe: () => string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out; ${describe().slice(-2000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -12,6 +12,7 @@ import { startFakeOpenAI, type ChatRequestBody, type FakeOpenAI, type ScriptedRe
 import { mentionEvent, messageEvent, newEventId, postSlackEvent } from '../fakes/slack-signing';
 import { createScratchPostgres } from '../support/databases';
 import { botEnvironment, killAll, MODEL_KEY, SIGNING_SECRET, spawnBot, type BotProcess } from './support/bot-process';
+import { eventually } from '../support/eventually';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 if (!adminUrl) console.warn('[replicas.test] skipped: set TEST_DATABASE_URL to a PostgreSQL admin URL to run three replicas on one database');
@@ -94,12 +95,17 @@ describe.skipIf(!adminUrl)('three replicas on one PostgreSQL', { timeout: 180_00
     return row!.n;
   }
 
-  async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 60_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms; model requests: ${model.requests.length}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  const waitUntil = (condition: () => Promise<boolean> | boolean, timeoutMs = 60_000) =>
+    eventually(condition, { timeoutMs, intervalMs: 100, what: () => `the condition (model requests: ${model.requests.length})` });
+
+  /**
+   * Every replica has gone quiet, as far as the shared database shows: every acknowledged delivery was decided (its
+   * record of receipt is settled in the transaction that admits it, or forgotten when it needed no run) and no run
+   * is pending or running. From here no answer can come that is not there already.
+   */
+  async function quiet(): Promise<boolean> {
+    const [row] = await sql<Array<{ n: number }>>`select (select count(*) from slack_deliveries)::int + (select count(*) from pending_questions)::int as n`;
+    return row!.n === 0 && (await unfinishedRuns()) === 0;
   }
 
   const answersIn = (threadTs: string) =>
@@ -117,8 +123,7 @@ describe.skipIf(!adminUrl)('three replicas on one PostgreSQL', { timeout: 180_00
 
     // Until every question reached the model and nothing runs: the last deliveries may still be in a replica's intake.
     const asked = () => new Set(model.requests.flatMap((request) => tagsIn(request)));
-    await waitUntil(async () => questions.every((tag) => asked().has(tag)) && (await unfinishedRuns()) === 0);
-    await new Promise((resolve) => setTimeout(resolve, 1_500)); // a duplicate, if any, would show up now
+    await waitUntil(async () => questions.every((tag) => asked().has(tag)) && (await quiet()));
 
     // Every question went into exactly one model call, and every model call produced exactly one answer.
     const answeredTags = model.requests.flatMap((request) => tagsIn(request));
@@ -151,8 +156,7 @@ describe.skipIf(!adminUrl)('three replicas on one PostgreSQL', { timeout: 180_00
     victim.kill('SIGKILL');
     await victim.exited;
 
-    await waitUntil(async () => (await unfinishedRuns()) === 0 && answersIn(threadTs).length > 0, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await waitUntil(async () => answersIn(threadTs).length > 0 && (await quiet()), 60_000);
     expect(answersIn(threadTs).map((m) => m.text)).toEqual([expect.stringContaining('Answering Q99')]);
     const notes = slack.botMessages(CHANNEL, threadTs).filter((m) => /picking this up again/.test(m.text ?? ''));
     expect(notes).toHaveLength(1);

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
 import { rowsOf } from '../../src/store/database';
+import { eventually } from '../support/eventually';
 
 let h: Harness;
 beforeAll(async () => {
@@ -31,7 +32,7 @@ async function answeredWithFile(name: string, content: string) {
   const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> what does ${name} say about retention?`, files: [file] });
   await h.answers(CHANNEL, ts);
   // The run's end (its totals) is recorded just after the answer.
-  await waitUntil(async () => (await count(sql`select count(*) as n from runs r join threads t on t.id = r.thread_id where t.thread_ts = ${ts} and r.status = 'done'`)) === 1);
+  await eventually(async () => (await count(sql`select count(*) as n from runs r join threads t on t.id = r.thread_id where t.thread_ts = ${ts} and r.status = 'done'`)) === 1);
   return { file, ts };
 }
 
@@ -57,15 +58,15 @@ describe('retention', () => {
 
     // A hundred days pass; the running app's periodic sweep (no restart) finds them past the window.
     await ageEverything(100);
-    await waitUntil(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
+    await eventually(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
     expect(await count(sql`select count(*) as n from chunks where content_hash = ${hash}`)).toBe(0);
     expect(await count(sql`select count(*) as n from slack_file_contents where slack_file_id = ${file.id}`)).toBe(0);
-    await waitUntil(async () => (await count(sql`select count(*) as n from image_descriptions`)) === 0);
+    await eventually(async () => (await count(sql`select count(*) as n from image_descriptions`)) === 0);
     expect(await count(sql`select count(*) as n from run_steps where arguments is not null`)).toBe(0);
     // Aged one table after another while the sweep runs: a sweep may fall between two of them, the next one finds the rest.
-    await waitUntil(async () => (await count(sql`select count(*) as n from runs where question is not null or answer is not null`)) === 0);
+    await eventually(async () => (await count(sql`select count(*) as n from runs where question is not null or answer is not null`)) === 0);
     for (const table of ['reaction_trigger_claims', 'user_app_context', 'spend_limit_overrides']) {
-      await waitUntil(async () => (await count(sql.raw(`select count(*) as n from ${table}`))) === 0);
+      await eventually(async () => (await count(sql.raw(`select count(*) as n from ${table}`))) === 0);
     }
     // The steps themselves stay, with their token counts and timings: the usage figures need them.
     expect(await count(sql`select count(*) as n from run_steps where kind = 'tool' and name = 'search_file'`)).toBeGreaterThan(0);
@@ -76,14 +77,16 @@ describe('retention', () => {
   it('keeps what is younger than the window, and sweeps at start with the window configured', async () => {
     const { file } = await answeredWithFile('contract-new.txt', 'Section 2. Retention clause: thirty days for drafts.\n');
     const hash = await hashOf(file.id);
+    const sweeps = () => h.logs.filter((line) => line.includes('"message":"retention sweep"')).length;
+    const sweptBefore = sweeps();
     await ageEverything(80);
-    // Several periodic sweeps later, eighty days is inside the default ninety.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Two periodic sweeps later (one of them begun after the ageing), eighty days is inside the default ninety.
+    await eventually(() => sweeps() >= sweptBefore + 2);
     expect(await count(sql`select count(*) as n from documents where content_hash = ${hash}`)).toBe(1);
 
     // Started again with a window of 30 days: the sweep at start removes it.
     await h.restart({ RETENTION_DAYS: '30' });
-    await waitUntil(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
+    await eventually(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
     await h.restart();
   });
 
@@ -95,7 +98,7 @@ describe('retention', () => {
     const slackCallsBefore = h.slack.calls.length;
     expect(await h.slack.deleteFile(file.id)).toBe(200);
 
-    await waitUntil(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
+    await eventually(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
     expect(await count(sql`select count(*) as n from chunks where content_hash = ${hash}`)).toBe(0);
     expect(await count(sql`select count(*) as n from slack_file_contents where slack_file_id = ${file.id}`)).toBe(0);
     expect(await count(sql`select count(*) as n from thread_files where slack_file_id = ${file.id}`)).toBe(0);
@@ -110,7 +113,7 @@ describe('retention', () => {
 
     expect(await h.slack.deleteMessage(CHANNEL, ts)).toBe(200);
 
-    await waitUntil(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
+    await eventually(async () => (await count(sql`select count(*) as n from documents where content_hash = ${hash}`)) === 0);
     expect(await count(sql`select count(*) as n from thread_files where slack_file_id = ${file.id}`)).toBe(0);
   });
 });
@@ -123,12 +126,4 @@ async function ageEverything(days: number) {
   await h.database.db.execute(sql.raw(`update user_app_context set updated_at = now() - interval '${days} days'`));
   await h.database.db.execute(sql.raw(`update threads set updated_at = now() - interval '${days} days'`));
   await h.database.db.execute(sql.raw(`update thread_messages set updated_at = now() - interval '${days} days'`));
-}
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -29,7 +29,7 @@ describe('shutdown', () => {
     await h.restart(); // stop with a 1 s grace, then start again on the same database
 
     expect(await h.answers(CHANNEL, ts)).toEqual(['Resumed and answered.']);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await h.app.idle();
     const texts = h.slack.botMessages(CHANNEL, ts).map((m) => m.text ?? '');
     expect(texts.filter((text) => RESUMING_NOTE.test(text))).toHaveLength(1);
     expect(texts.join('\n')).not.toContain('Too slow to be posted.');

@@ -91,7 +91,7 @@ describe('Socket Mode', () => {
     expect(acks).toHaveLength(4); // every delivery acknowledged, so Slack stops redelivering
 
     await slack.waitFor(() => answersIn(message.ts).length > 0);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await Promise.all(apps.map((app) => app.idle()));
     expect(answersIn(message.ts).map((m) => m.text)).toEqual([expect.stringContaining('Only once, whichever socket.')]);
     expect(model.requests).toHaveLength(1);
     expect(socketMode.connections.every((connection) => connection.acked.length > 0)).toBe(true);

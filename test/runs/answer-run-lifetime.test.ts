@@ -20,6 +20,7 @@ import type { ChatModel } from '../../src/core/chat';
 import { createDefaultTools } from '../../src/tools';
 import { createLogger } from '../../src/logging/logger';
 import type { SlackMessage } from '../../src/conversation';
+import { eventually } from '../support/eventually';
 
 const RUNS = 1_000;
 const gc = (globalThis as { gc?: () => void }).gc;
@@ -131,7 +132,7 @@ describe('a run releases what it made', () => {
     for (const thread of threads) runIds.push((await enqueueRun(database.db, { threadId: thread.id, triggerTs: thread.threadTs, triggerUserId: 'U0ANA' })).run.id);
 
     worker.start();
-    await waitUntil(async () => answered.length === RUNS && worker.active() === 0);
+    await eventually(() => answered.length === RUNS && worker.active() === 0, { timeoutMs: 200_000, what: 'the runs all finished' });
     await worker.stop(1_000);
 
     const last = await getRun(database.db, runIds.at(-1)!);
@@ -146,12 +147,3 @@ describe('a run releases what it made', () => {
     expect([...alive].slice(0, 5)).toEqual([]);
   }, 240_000);
 });
-
-/** Polls the condition on each turn of the event loop, up to 200 s. */
-async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
-  const giveUp = Date.now() + 200_000;
-  while (!(await condition())) {
-    if (Date.now() > giveUp) throw new Error('the runs did not finish within 200 s');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

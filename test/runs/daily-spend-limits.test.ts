@@ -11,6 +11,7 @@ import { rowsOf } from '../../src/store/database';
 import { liftSpendLimitForToday } from '../../src/store/spend-limit-store';
 import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, type Harness } from '../support/harness';
 import { mentionEvent, newEventId, postSlackEvent } from '../fakes/slack-signing';
+import { eventually } from '../support/eventually';
 
 // $10 per million tokens either way: 1,000 tokens cost exactly $0.01.
 const ENV = {
@@ -65,8 +66,10 @@ const runOf = async (ts: string) =>
 
 async function settled(ts: string) {
   await h.slack.waitFor(() => h.slack.botMessages(CHANNEL, ts).length > 0, 15_000);
-  for (let i = 0; i < 500 && !['done', 'refused', 'failed'].includes((await runOf(ts))?.status ?? ''); i++) await new Promise((r) => setTimeout(r, 20));
-  return runOf(ts);
+  return eventually(async () => {
+    const run = await runOf(ts);
+    return ['done', 'refused', 'failed'].includes(run?.status ?? '') && run!;
+  });
 }
 
 describe('daily spend limits', () => {

@@ -12,7 +12,8 @@ import { claimNextRun, enqueueRun, getRun, requestCancel, type RunOutcome, type 
 import { upsertThread } from '../../src/store/thread-store';
 import { createLogger } from '../../src/logging/logger';
 import { flakyDatabase } from './flaky-database';
-import { eventually } from './eventually';
+import { eventually } from '../support/eventually';
+import { createActivity } from '../../src/core/activity';
 
 let handle: DatabaseHandle;
 const workers: RunWorker[] = [];
@@ -52,6 +53,7 @@ function handWork() {
 
 function startWorker(options: Partial<RunWorkerOptions> & Pick<RunWorkerOptions, 'execute'>) {
   const logs: string[] = [];
+  const activity = createActivity();
   const worker = createRunWorker({
     db: handle.db,
     owner: 'w1',
@@ -59,11 +61,12 @@ function startWorker(options: Partial<RunWorkerOptions> & Pick<RunWorkerOptions,
     leaseMs: 60_000,
     pollMs: 50,
     concurrency: 4,
+    activity,
     ...options,
   });
   workers.push(worker);
   worker.start();
-  return { worker, logs };
+  return { worker, logs, activity };
 }
 
 describe('the run worker', () => {
@@ -71,13 +74,14 @@ describe('the run worker', () => {
     const thread = await newThread();
     const work = handWork();
     const first = await enqueueRun(handle.db, { threadId: thread, triggerTs: '1.000001' });
-    startWorker({ execute: work.execute });
+    const worked = startWorker({ execute: work.execute });
     await eventually(() => work.started.length === 1);
 
     const second = await enqueueRun(handle.db, { threadId: thread, triggerTs: '1.000002' });
     const third = await enqueueRun(handle.db, { threadId: thread, triggerTs: '1.000003' });
     expect(third).toMatchObject({ folded: true, run: { id: second.run.id } });
-    await new Promise((resolve) => setTimeout(resolve, 300)); // several polls: still nothing parallel in this thread
+    const { worker } = worked;
+    expect(await worker.poll()).toBe(0); // a poll now: still nothing parallel in this thread
     expect(work.started.map((run) => run.id)).toEqual([first.run.id]);
 
     work.finish(first.run.id);
@@ -92,9 +96,9 @@ describe('the run worker', () => {
     const work = handWork();
     const threads = [await newThread(), await newThread(), await newThread()];
     for (const threadId of threads) await enqueueRun(handle.db, { threadId, triggerTs: '1.000001' });
-    startWorker({ execute: work.execute, concurrency: 2 });
+    const { worker } = startWorker({ execute: work.execute, concurrency: 2 });
     await eventually(() => work.started.length === 2);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await worker.poll()).toBe(0);
     expect(work.started).toHaveLength(2);
     work.finish(work.started[0]!.id);
     await eventually(() => work.started.length === 3);
@@ -136,14 +140,15 @@ describe('the run worker', () => {
     const thread = await newThread();
     let calls = 0;
     const { run } = await enqueueRun(handle.db, { threadId: thread, triggerTs: '1.000001' });
-    startWorker({
+    const { worker, activity } = startWorker({
       execute: async () => {
         calls += 1;
         throw new Error('the model said no');
       },
     });
     await eventually(async () => (await getRun(handle.db, run.id))!.status === 'failed');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await activity.idle();
+    expect(await worker.poll()).toBe(0);
     expect(calls).toBe(1);
     expect((await getRun(handle.db, run.id))!.error).toBe('the model said no');
   });
@@ -170,7 +175,7 @@ describe('the run worker', () => {
     startWorker({ db: flaky.db, execute: work.execute, leaseMs: 600, pollMs: 60_000 });
     await eventually(() => work.started.length === 1);
     flaky.down();
-    await eventually(() => work.aborted.has(run.id), 5_000);
+    await eventually(() => work.aborted.has(run.id), { timeoutMs: 5_000 });
     flaky.up();
     expect(work.aborted.get(run.id)).toMatchObject({ kind: 'lease_lost' });
   });
@@ -184,18 +189,18 @@ describe('stopping the worker', () => {
     const { worker } = startWorker({ execute: work.execute });
     await eventually(() => work.started.length === 1);
     const stopped = worker.stop(10_000);
-    setTimeout(() => work.finish(run.id), 100);
+    work.finish(run.id); // after stop() began
     await stopped;
     expect((await getRun(handle.db, run.id))!.status).toBe('done');
   });
 
   it('claims nothing new once stopping', async () => {
     const work = handWork();
-    const { worker } = startWorker({ execute: work.execute });
+    const { worker, activity } = startWorker({ execute: work.execute });
     await worker.stop(0);
     await enqueueRun(handle.db, { threadId: await newThread(), triggerTs: '1.000001' });
     worker.wake();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await activity.idle(); // a claim the wake began, had it begun one, is over by now
     expect(work.started).toHaveLength(0);
   });
 

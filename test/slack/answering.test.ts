@@ -33,7 +33,7 @@ describe('a mention', () => {
     );
     expect(statuses.map((s) => s.status)).toEqual([200, 200, 200]);
     await h.answers(CHANNEL, stored.ts);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await h.app.idle();
     expect(h.slack.botMessages(CHANNEL, stored.ts)).toHaveLength(1);
     expect(h.model.requests).toHaveLength(1);
   });
@@ -44,7 +44,7 @@ describe('a mention', () => {
     await postSlackEvent(h.eventsUrl, SIGNING_SECRET, mentionEvent({ channel: CHANNEL, user: ANA, text, ts: stored.ts }));
     await postSlackEvent(h.eventsUrl, SIGNING_SECRET, { ...mentionEvent({ channel: CHANNEL, user: ANA, text, ts: stored.ts }), type: 'message', channel_type: 'channel' });
     await h.answers(CHANNEL, stored.ts);
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await h.app.idle();
     expect(h.slack.botMessages(CHANNEL, stored.ts)).toHaveLength(1);
   });
 
@@ -64,7 +64,7 @@ describe('requests Slack did not sign', () => {
     const stale = await postSlackEvent(h.eventsUrl, SIGNING_SECRET, event, { timestamp: Math.floor(Date.now() / 1000) - 600 });
     expect(forged.status).toBe(401);
     expect(stale.status).toBe(401);
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await h.app.idle();
     expect(h.model.requests).toHaveLength(0);
     expect(h.slack.botMessages(CHANNEL, stored.ts)).toHaveLength(0);
   });
@@ -100,7 +100,7 @@ describe('the thread as a conversation', () => {
 
     const other = h.slack.addMessage(CHANNEL, { user: BEN, text: 'unrelated thread' });
     await h.say({ threadTs: other.ts, text: 'no mention here' });
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    await h.app.idle();
     expect(h.slack.botMessages(CHANNEL, other.ts)).toHaveLength(0);
   });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, type Harness } from '../support/harness';
 import { seededRandom, type Random } from '../support/seeded-random';
 import { mentionEvent, newEventId, signSlackRequest, slackEventEnvelope } from '../fakes/slack-signing';
+import { eventually } from '../support/eventually';
 
 const SEED = 1818;
 const REQUESTS = 420;
@@ -176,7 +177,7 @@ describe('signed requests of unexpected shape', () => {
     // reaches its listener only after everything before it was dropped (or handled).
     const sentinel = `F0SENTINEL${SEED}`;
     expect(await postRaw(JSON.stringify(slackEventEnvelope({ type: 'file_deleted', file_id: sentinel }, { eventId: newEventId() })), 'application/json')).toBe(200);
-    await waitUntil(async () => h.logs.some((line) => line.includes('a file was deleted in Slack') && line.includes(sentinel)));
+    await eventually(() => h.logs.some((line) => line.includes('a file was deleted in Slack') && line.includes(sentinel)), { timeoutMs: 30_000 });
 
     expect(failed).toEqual([]);
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThan(REQUESTS * 0.9);
@@ -204,11 +205,3 @@ describe('signed requests of unexpected shape', () => {
     expect(logs).not.toContain('mauve-quartz');
   });
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

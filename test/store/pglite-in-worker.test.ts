@@ -75,16 +75,26 @@ describe('the embedded database on its own thread', () => {
 
   it('holds other queries back while a transaction is open, as PGlite does in-process', async () => {
     const before = await count();
-    let commit!: () => void;
-    const open = new Promise<void>((resolve) => (commit = resolve));
+    const signal = () => {
+      let done!: () => void;
+      return { promise: new Promise<void>((resolve) => (done = resolve)), done: () => done() };
+    };
+    const [inserted, outsideAsked, probed, open] = [signal(), signal(), signal(), signal()];
+    const commit = open.done;
     const transaction = handle.db.transaction(async (tx) => {
       await tx.execute(sql`insert into notes (body) values ('in flight')`);
-      await open;
+      inserted.done();
+      await outsideAsked.promise;
+      // A round trip sent after the outside query: had that one not been held back, it would be answered first.
+      await tx.execute(sql`select 1`);
+      probed.done();
+      await open.promise;
     });
-    await new Promise((resolve) => setTimeout(resolve, 20)); // the transaction has begun and inserted
+    await inserted.promise; // the transaction has begun and inserted
     let seen: number | undefined;
     const outside = count().then((n) => (seen = n));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    outsideAsked.done();
+    await probed.promise;
     expect(seen).toBeUndefined();
     commit();
     await transaction;

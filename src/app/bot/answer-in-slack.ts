@@ -4,6 +4,8 @@
  * recorded deliveries that replay what a dead process had acknowledged. Each stoppable part goes on the closers.
  */
 import type { Config } from '../../config';
+import type { Activity } from '../../core/activity';
+import type { Clock } from '../../core/clock';
 import type { Closers } from '../../core/closers';
 import type { Logger } from '../../logging/logger';
 import { createSlackAnswerChannels } from '../../slack/answer-channel';
@@ -25,7 +27,9 @@ export interface AnswerWiring {
   slack: SlackApp;
   closers: Closers;
   logger: Logger;
-  now: () => number;
+  clock: Clock;
+  /** Data-path work in flight, for idle(). */
+  activity: Activity;
   replicaId: string;
   leaseMs: number;
   pollMs: number;
@@ -38,7 +42,8 @@ export interface AnswerWiring {
 }
 
 export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
-  const { composition, slack, closers, logger, now, replicaId, leaseMs, shutdown } = wiring;
+  const { composition, slack, closers, logger, clock, activity, replicaId, leaseMs, shutdown } = wiring;
+  const now = () => clock.now();
   const { app, receiver, bot } = slack;
   const db = composition.database.db;
   const threads = createSlackThreadSource(app.client);
@@ -46,7 +51,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
   const execute = composition.createExecutor({
     bot,
     threads,
-    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName }),
+    answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName, clock }),
     settingsFor: settings.forRun,
   });
   const { worker, intake } = createRunQueue(config, {
@@ -57,11 +62,13 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     pollMs: wiring.pollMs,
     concurrency: wiring.concurrency,
     execute,
+    clock,
+    activity,
     tellRefusal: createRefusalNotice(app.client),
-    prefetchFiles: createFilePrefetch({ threads, files: composition.files, logger }),
+    prefetchFiles: createFilePrefetch({ threads, files: composition.files, logger, activity }),
     settleDelivery: wiring.settleDelivery,
   });
-  closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - Date.now())));
+  closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - clock.now())));
   const wakeWorker = () => worker.wake();
   const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker });
   const deliveries = createRecordedDeliveries({
@@ -72,6 +79,8 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     tookDelivery: (deliveryId) => intake.tookDelivery(deliveryId),
     replay: receiver ? (pending) => receiver.replay(pending) : undefined,
     recoverQuestions: (questions) => recoverQuestions(app.client, listeners, questions),
+    clock,
+    activity,
   });
   // Before anything is recorded under this replica's id: a replica with no heartbeat looks dead to the others.
   await deliveries.register();

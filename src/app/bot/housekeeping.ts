@@ -5,6 +5,8 @@
  */
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../../config';
+import type { Activity } from '../../core/activity';
+import { every, type Clock } from '../../core/clock';
 import type { Logger } from '../../logging/logger';
 import { expireWaitingApprovals } from '../../slack/approval-actions';
 import type { Database } from '../../store/database';
@@ -20,6 +22,9 @@ export interface HousekeepingParts {
   db: Database;
   client: WebClient;
   logger: Logger;
+  clock: Clock;
+  /** Data-path work in flight, for idle(). */
+  activity: Activity;
   onRunResumable: () => void;
   /** Tests: shorter periods. */
   housekeepingMs?: number;
@@ -29,11 +34,11 @@ export interface HousekeepingParts {
 
 /** Starts the timers; returns what stops them. */
 export function startHousekeeping(config: Pick<Config, 'retentionDays' | 'timeZone'>, parts: HousekeepingParts): () => void {
-  const { db, logger } = parts;
+  const { db, logger, clock, activity } = parts;
   const sweep = () => {
-    pruneDedupeRecords(db).catch((error) => logger.warn('could not prune old dedupe records', { error }));
+    activity.track(pruneDedupeRecords(db)).catch((error) => logger.warn('could not prune old dedupe records', { error }));
     if (config.retentionDays > 0) {
-      sweepExpiredContent(db, config.retentionDays).then(
+      activity.track(sweepExpiredContent(db, config.retentionDays)).then(
         (swept) => logger.info('retention sweep', { retentionDays: config.retentionDays, ...swept }),
         (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
       );
@@ -41,14 +46,13 @@ export function startHousekeeping(config: Pick<Config, 'retentionDays' | 'timeZo
   };
   const approvals = { db, timeZone: config.timeZone, logger, onRunResumable: parts.onRunResumable };
   const expire = () => {
-    expireWaitingApprovals(parts.client, approvals).catch((error) => logger.warn('could not expire waiting approvals', { error }));
+    activity.track(expireWaitingApprovals(parts.client, approvals)).catch((error) => logger.warn('could not expire waiting approvals', { error }));
   };
-  const timers = [
-    setInterval(sweep, parts.housekeepingMs ?? HOUSEKEEPING_MS),
+  const stops = [
+    every(clock, parts.housekeepingMs ?? HOUSEKEEPING_MS, sweep, { background: true }),
     // And once at start, shortly after: a process restarted more often than hourly still sweeps.
-    setTimeout(sweep, parts.firstHousekeepingMs ?? 10_000),
-    setInterval(expire, parts.approvalSweepMs ?? APPROVAL_SWEEP_MS),
+    clock.setTimeout(sweep, parts.firstHousekeepingMs ?? 10_000, { background: true }),
+    every(clock, parts.approvalSweepMs ?? APPROVAL_SWEEP_MS, expire, { background: true }),
   ];
-  for (const timer of timers) timer.unref();
-  return () => timers.forEach((timer) => clearTimeout(timer));
+  return () => stops.forEach((stop) => stop());
 }

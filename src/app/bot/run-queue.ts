@@ -3,6 +3,8 @@
  * ahead) and the worker (claims runs under a lease, a few at once, resumes what a dead replica left).
  */
 import type { Config } from '../../config';
+import type { Activity } from '../../core/activity';
+import type { Clock } from '../../core/clock';
 import type { Logger } from '../../logging/logger';
 import { createIntake, type IntakeDependencies } from '../../runs/intake';
 import { createRunWorker } from '../../runs/run-worker';
@@ -19,6 +21,9 @@ export interface RunQueueParts {
   /** Runs at once in this process. */
   concurrency: number;
   execute: RunExecutor;
+  clock: Clock;
+  /** Data-path work in flight, for idle(). */
+  activity: Activity;
   /** Says in Slack why a question gets no answer. */
   tellRefusal: IntakeDependencies['onRefused'];
   /** Reads a message's files before its run starts. */
@@ -37,10 +42,14 @@ export function createRunQueue(config: Config, parts: RunQueueParts) {
     pollMs: parts.pollMs,
     concurrency: parts.concurrency,
     execute: parts.execute,
+    clock: parts.clock,
+    activity: parts.activity,
   });
   const intake = createIntake({
     db,
     logger,
+    clock: parts.clock,
+    activity: parts.activity,
     policy: {
       allowedChannels: config.slack.allowedChannels,
       allowedUsers: config.slack.allowedUsers,

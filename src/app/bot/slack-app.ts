@@ -3,6 +3,7 @@
  * Socket Mode; one Web API client configuration for both; payloads validated at the edge. Opened (token checked,
  * identity known) before the rest of the bot is wired, started once it is.
  */
+import type { Activity } from '../../core/activity';
 import { codeOf, messageOf, slackErrorCode } from '../../core/errors';
 import path from 'node:path';
 import { App } from '@slack/bolt';
@@ -27,6 +28,8 @@ export interface SlackAppParts {
   health: () => Promise<HealthReport>;
   /** Bolt has processed a journaled delivery (or dropped it). */
   onDelivered(deliveryId: string): void;
+  /** Registers what the receiver hands Bolt (or, over Socket Mode, Bolt's own processing), for idle(). */
+  activity: Activity;
   killAfterAckForTests?: boolean;
 }
 
@@ -63,6 +66,7 @@ export async function openSlackApp(config: Config, parts: SlackAppParts): Promis
       // what it got a 200 for); Socket Mode acknowledges over its socket and Slack redelivers unacknowledged ones.
       journal: openQueryPort ? { openPort: openQueryPort, sql: RECORD_DELIVERIES_SQL, receivedBy: parts.replicaId, dir: journalDir } : undefined,
       onDelivered: parts.onDelivered,
+      activity: parts.activity,
       killAfterAckForTests: parts.killAfterAckForTests,
     });
   }
@@ -76,6 +80,8 @@ export async function openSlackApp(config: Config, parts: SlackAppParts): Promis
     deferInitialization: true,
   });
   validatePayloadsAtTheEdge(app, slackLogger);
+  // The HTTP receiver registers what it hands Bolt; over Socket Mode, Bolt's own processing is registered here.
+  if (!receiver) app.use(({ next }) => parts.activity.track(next()));
   try {
     await app.init();
   } catch (error) {

@@ -18,8 +18,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { openDeliveryJournalFile } from './delivery-journal-file.mjs';
 import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from './signed-request.mjs';
 
-const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs, journal, killAfterAckForTests } =
+const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs, journal, killAfterAckForTests, handedOver } =
   workerData;
+
+/**
+ * Events API deliveries acknowledged and not yet received by the main thread (it counts them down as they arrive):
+ * counted before the 200, so that the app can tell an acknowledged delivery on its way from no delivery at all.
+ */
+const acknowledged = () => {
+  if (handedOver) Atomics.add(handedOver, 0, 1);
+};
 
 /** Requests waiting for the main thread: an app's ack(), or a health check. */
 const waiting = new Map();
@@ -93,6 +101,7 @@ async function handle(req, res) {
       // (in the journal file, or else in the database), from where a delivery whose process died before its run row
       // existed is replayed. Nothing the app does can change an Events API response, so the app sees it after the 200.
       if (!journal) {
+        acknowledged();
         res.writeHead(200).end();
         post({ type: 'request', body, ...retry });
         return;
@@ -108,6 +117,7 @@ async function handle(req, res) {
           // would leave it to Slack's three retries within ~5 minutes (and Slack turns off the subscription of an
           // app that keeps failing); the price is that a crash during the outage loses what is held.
           logJournalFailure(error);
+          acknowledged();
           res.writeHead(200).end();
           post({ type: 'request', body, ...retry });
           return;
@@ -119,6 +129,7 @@ async function handle(req, res) {
         res.writeHead(200).end(() => process.kill(process.pid, 'SIGKILL'));
         return;
       }
+      acknowledged();
       res.writeHead(200).end();
       if (!segment) return void post({ type: 'request', body, ...retry, deliveryId: delivery.id });
       // On disk and acknowledged; now into the database, and only then to the app, whose run settles the row.

@@ -7,6 +7,7 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { Logger } from '../../logging/logger';
 import { codeOf } from '../../core/errors';
+import type { Activity } from '../../core/activity';
 
 export interface HealthReport {
   status: number;
@@ -36,6 +37,8 @@ export interface ThreadedHttpReceiverOptions {
   onDelivered?: (deliveryId: string) => void;
   /** Test-only: the process kills itself (SIGKILL) right after the first recorded delivery's 200. */
   killAfterAckForTests?: boolean;
+  /** Where each request registers while Bolt processes it. */
+  activity?: Activity;
 }
 
 /** A recorded delivery to process again (its process died before its run was written). */
@@ -72,6 +75,11 @@ export interface ThreadedHttpReceiver {
   stop(): Promise<void>;
   /** Hands recorded deliveries to Bolt as if they had just arrived (they were acknowledged already). */
   replay(deliveries: ReplayedDelivery[]): void;
+  /**
+   * Events API deliveries the thread acknowledged that have not reached this thread yet (those Bolt is processing
+   * are registered with `activity`).
+   */
+  pending(): number;
 }
 
 /** What the thread posts to the main thread. */
@@ -94,6 +102,8 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
   let stopping = false;
   /** Requests Bolt is still processing: stop() waits for them, so that what was acknowledged reaches the intake. */
   const inFlight = new Set<Promise<void>>();
+  /** Events API deliveries the thread acknowledged that have not arrived here yet: it counts up, `dispatch` down. */
+  const handedOver = new Int32Array(new SharedArrayBuffer(4));
   let whenClosed: (() => void) | undefined;
 
   const respond = (id: number, status: number, body?: unknown) => {
@@ -123,6 +133,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
         if (deliveryId) options.onDelivered?.(deliveryId);
       });
     inFlight.add(processing);
+    options.activity?.track(processing);
   };
 
   const checkHealth = (id: number) => {
@@ -158,6 +169,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
             dir: options.journal!.dir,
           },
           killAfterAckForTests: options.killAfterAckForTests === true,
+          handedOver,
         },
         transferList: journalPort ? [journalPort] : [],
       });
@@ -175,6 +187,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
             else logger.error('the HTTP server failed', { error: message.message });
             break;
           case 'request':
+            if (message.id === undefined) Atomics.sub(handedOver, 0, 1);
             dispatch(message);
             break;
           case 'health':
@@ -195,6 +208,7 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
       thread.on('exit', (code) => {
         if (thread !== worker || stopping) return;
         worker = undefined;
+        Atomics.store(handedOver, 0, 0); // what the thread acknowledged and never sent is replayed from its record
         if (!listening) return reject(new Error(`The HTTP receiver thread exited (code ${code}) before listening.`));
         // Without it nothing reaches the bot: bring it back on the same port; answers in progress are unaffected.
         logger.error('the HTTP receiver thread stopped; starting it again', { code, port });
@@ -230,5 +244,6 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
     replay(deliveries) {
       for (const { id, body, retryNum, retryReason } of deliveries) dispatch({ type: 'request', body, retryNum, retryReason, deliveryId: id });
     },
+    pending: () => Math.max(0, Atomics.load(handedOver, 0)),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../../src/store/database';
+import { eventually } from '../../support/eventually';
 
 export type ReceiptTable = 'slack_deliveries' | 'pending_questions';
 
@@ -13,11 +14,11 @@ export async function countReceipts(db: Database, table: ReceiptTable): Promise<
 
 /** Waits until every record of receipt is settled (the intake and the settling gone idle), not a fixed sleep. */
 export async function receiptsSettled(db: Database, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const left = { deliveries: await countReceipts(db, 'slack_deliveries'), questions: await countReceipts(db, 'pending_questions') };
-    if (left.deliveries === 0 && left.questions === 0) return;
-    if (Date.now() > deadline) throw new Error(`records left after ${timeoutMs} ms: ${JSON.stringify(left)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    async () => {
+      const left = { deliveries: await countReceipts(db, 'slack_deliveries'), questions: await countReceipts(db, 'pending_questions') };
+      if (left.deliveries > 0 || left.questions > 0) throw new Error(`records left after ${timeoutMs} ms: ${JSON.stringify(left)}`);
+    },
+    { timeoutMs, intervalMs: 50 },
+  );
 }

@@ -8,7 +8,7 @@ import { startFakeSlack, type FakeSlack } from '../../fakes/fake-slack';
 import { textOf } from '../../support/harness';
 import { createAnswerWriter, type AnswerWriterOptions } from '../../../src/slack/answer-writer';
 import { createLogger } from '../../../src/logging/logger';
-import { createFakeClock, type FakeClock } from '../fake-clock';
+import { createFakeClock, type FakeClock } from '../../support/test-clock';
 
 const DM = 'D0ANA';
 const ANA = 'U0ANA';

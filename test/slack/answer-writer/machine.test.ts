@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { initialState, step, type Effect, type Phase, type SlackCall, type Transition, type WriterConfig, type WriterEvent, type WriterState } from '../../../src/slack/answer-writer/machine';
 import { composeAnswer } from '../../../src/slack/answer-writer/answer-text';
 import { feedbackBlock } from '../../../src/slack/feedback-block';
-import { createFakeClock } from '../fake-clock';
+import { createFakeClock } from '../../support/test-clock';
 
 const SLACK_CALLS = new Set<Effect['kind']>(['start-stream', 'append-stream', 'stop-stream', 'post', 'edit', 'delete']);
 const isSlackCall = (effect: Effect): effect is SlackCall => SLACK_CALLS.has(effect.kind);
