@@ -12,7 +12,8 @@ import { mapConcurrently } from '../core/map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
 import type { ShownImage } from './file-source';
 import { registerContainedFiles, registerVirtualFile } from './registry';
-import { isContainedFile } from './contained-file-key';
+import { isContainedFile, splitContainedFileKey } from './contained-file-key';
+import { parsePictureList, PICTURE_LIST_PATH } from '../documents/pdf-images';
 import { withContainedFiles } from './contained-file-source';
 import { displayFileName, documentLanguage, FileReadError, isScannedDocument, UnknownFileError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
@@ -32,6 +33,11 @@ export interface ThreadFileAccess {
    * searched at once and fused (the person's words and the document's).
    */
   search(id: string, query: string | string[], limit: number, options?: SearchOptions): Promise<SearchHit[]>;
+}
+
+/** The entry of a PDF whose reading lists its pictures (documents/pdf-images.ts). */
+function isPdfPictureList(file: ThreadFile): boolean {
+  return isContainedFile(file) && file.name === PICTURE_LIST_PATH && /::pictures\.txt$/.test(file.slackFileId!);
 }
 
 /** Full-text search over files already extracted (search); keys of contentHashes are file ids. */
@@ -89,6 +95,15 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
       if (result.document.entries?.length && !isContainedFile(file)) {
         for (const entry of await registerContainedFiles(db, threadId, file, result.document.entries)) {
           if (!files.some((known) => known.id === entry.id)) remember(entry);
+        }
+      }
+      if (isPdfPictureList(file)) {
+        // A PDF's pictures are listed when asked for (this entry read): each becomes a file of the thread.
+        const container = files.find((known) => known.slackFileId === splitContainedFileKey(file.slackFileId!)?.containerKey);
+        if (container) {
+          for (const entry of await registerContainedFiles(db, threadId, container, parsePictureList(result.document.text))) {
+            if (!files.some((known) => known.id === entry.id)) remember(entry);
+          }
         }
       }
       remember({
@@ -156,7 +171,8 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
 
     async search(id, query, limit, { signal, snippetChars } = {}) {
       if (!options.searcher) throw new Error('Search is not set up in this deployment; use peek_file to read the file in slices.');
-      const wanted = id.trim() === '*' ? files.filter((f) => !f.sourceId && !f.error && !isImageFile(f)) : [get(id)];
+      // A PDF's picture list is not text to search (and reading it decodes the pictures).
+      const wanted = id.trim() === '*' ? files.filter((f) => !f.sourceId && !f.error && !isImageFile(f) && !isPdfPictureList(f)) : [get(id)];
       const contentHashes = new Map<string, string>();
       await mapConcurrently(wanted, SEARCH_EXTRACT_CONCURRENCY, async (file) => {
         try {
