@@ -54,8 +54,8 @@ async function openPdf(bytes: Uint8Array, forPictures = false): Promise<PdfParse
   });
 }
 
-/** Text the first pass reads before the first pages are handed out (onFirstPages): a preload and then some. */
-export const FIRST_PASS_CHARS = 128 * 1024;
+/** Text the first pass reads before the first pages are handed out (onFirstPages): 8× the default PRELOAD_KB. */
+export const FIRST_PASS_CHARS = 64 * 1024;
 
 /** One page's text layer, as read. */
 interface PageText {

@@ -51,8 +51,16 @@ export interface ThreadFileAccessOptions extends DocumentReaderOptions {
 }
 
 export interface FileAccess extends ThreadFileAccess {
-  /** The file's text if it was extracted before; never downloads or parses. For preloads. */
+  /**
+   * The file's text if it was extracted before, or the opening (first pages) of a read under way that has told
+   * it; never downloads or parses. For preloads.
+   */
   readCachedText(id: string): Promise<ExtractedDocument | undefined>;
+  /**
+   * The opening of the file's text: a long PDF's first pages as soon as they are read, else the whole document.
+   * Joins (or starts) the file's read; the list learns its page count from the opening. Throws FileReadError.
+   */
+  readOpening(id: string): Promise<ExtractedDocument>;
   /** Marks a file whose extraction is still running, with about how long it needs, for this run's files list. */
   notePending(id: string, readyInSeconds: number): void;
 }
@@ -69,6 +77,8 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     options.extractor.readPdfPicture?.bind(options.extractor),
   );
   const readDocument = createDocumentReader({ ...options, source });
+  /** Openings told by reads under way (by file id), until the whole is cached. */
+  const openings = new Map<string, ExtractedDocument>();
 
   const get = (id: string): ThreadFile => {
     const wanted = id.trim().toLowerCase();
@@ -145,7 +155,18 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
       const file = sourceOf(get(id));
       if (file.error || !file.slackFileId || isImageFile(file)) return undefined;
       const cached = await findCachedRead(db, file.slackFileId);
-      return cached?.ok ? cached.document : undefined;
+      if (cached?.ok) openings.delete(file.id);
+      return cached?.ok ? cached.document : openings.get(file.id);
+    },
+
+    async readOpening(id) {
+      const { pending: _pending, ...file } = sourceOf(get(id));
+      if (file.error) throw new FileReadError(file.error.code, file.error.message);
+      const opening = await readDocument.opening(file);
+      openings.set(file.id, opening);
+      const known = get(file.id);
+      if (opening.pageCount !== undefined && known.pageCount === undefined) remember({ ...known, pageCount: opening.pageCount });
+      return opening;
     },
 
     async extract(id, signal) {
