@@ -4,6 +4,7 @@
  * its own file down with it.
  */
 import { availableParallelism, totalmem } from 'node:os';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { ExtractedDocument } from '../core/thread-file';
 import { documentLanguage, FileReadError, LANGUAGE_NOTE_PREFIX } from '../core/thread-file';
@@ -25,6 +26,12 @@ export interface ExtractInput {
   name: string;
   mimeType?: string;
   signal?: AbortSignal;
+  /**
+   * Told once with a PDF's first pages (their text, the whole file's page count) as soon as a worker has read them,
+   * before the whole file is: the first question about a long PDF needs its opening (pdf.ts, FIRST_PASS_CHARS).
+   * Always told (before extract resolves) for a PDF whose first pass ended before its last page; not for other kinds.
+   */
+  onFirstPages?: (document: ExtractedDocument) => void;
 }
 
 export interface PdfPictureInput {
@@ -129,14 +136,30 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     await worker.terminate().catch(() => {});
   }
 
-  async function extract({ bytes, name, mimeType, signal }: ExtractInput): Promise<ExtractedDocument> {
+  async function extract({ bytes, name, mimeType, signal, onFirstPages }: ExtractInput): Promise<ExtractedDocument> {
     const kind = detectDocumentKind(bytes, name, mimeType);
     if (bytes.length === 0) throw emptyFileError(name);
     if (kind === 'image' && ocr.maxPages === 0) throw unsupportedError(name, 'an image');
     if (kind === 'unsupported') throw unsupportedError(name, 'not a document type I know');
-    const outcome = await runInPool({ bytes, name, kind, limits, ocr }, signal);
-    if ('document' in outcome) return withLanguageNote(outcome.document);
-    throw new Error(`The extraction worker answered ${name} with a picture, not its text.`);
+    const channel = onFirstPages && kind === 'pdf' ? new MessageChannel() : undefined;
+    let told = false;
+    const tell = (opening: ExtractedDocument) => {
+      if (told) return;
+      told = true;
+      onFirstPages!(withLanguageNote(opening));
+    };
+    channel?.port1.on('message', tell);
+    try {
+      const outcome = await runInPool({ bytes, name, kind, limits, ocr, ...(channel && { firstPages: channel.port2 }) }, signal);
+      // Two ports, no order between them: first pages the worker posted before it answered may still be queued.
+      // Told now, so a PDF read in two passes always tells its opening before the whole is returned.
+      const queued = channel && receiveMessageOnPort(channel.port1);
+      if (queued) tell(queued.message as ExtractedDocument);
+      if ('document' in outcome) return withLanguageNote(outcome.document);
+      throw new Error(`The extraction worker answered ${name} with a picture, not its text.`);
+    } finally {
+      channel?.port1.close();
+    }
   }
 
   async function readPdfPicture({ bytes, name, path, signal }: PdfPictureInput): Promise<Uint8Array> {
@@ -162,7 +185,7 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
         task.ocr.maxPages > 0 ? { ...task, ocr: { ...task.ocr, gate: ocrGate, taskId } } : task,
         {
           signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal,
-          transferList: ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : [],
+          transferList: [...(ownsWholeBuffer(bytes) ? [bytes.buffer as ArrayBuffer] : []), ...(task.firstPages ? [task.firstPages] : [])],
         },
       );
     } catch (error) {

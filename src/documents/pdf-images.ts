@@ -1,8 +1,10 @@
 /**
  * Pictures drawn on PDF pages (a diagram, a chart, a photo), as contained files of the PDF: "page-3-image-1.png".
- * Listing happens while the PDF is read, from each page's operator list (which images are painted, their pixel
- * size, how much of the page they cover); the PNG is made only when load_file opens one, by a worker task that
- * loads the page again and encodes the decoded image with @napi-rs/canvas.
+ * Listing happens on demand, never while the text is read: a PDF whose bytes hold pictures offers one entry,
+ * "pictures.txt" (PICTURE_LIST_PATH), and reading it lists them from each page's operator list (which images are
+ * painted, their pixel size, how much of the page they cover); the files layer then registers each as a file. The
+ * PNG is made only when load_file opens one, by a worker task that loads the page again and encodes the decoded
+ * image with @napi-rs/canvas.
  *
  * Left out: images under MIN_SIDE_PX on a side (icons, rules, bullets), images covering most of their page (a
  * scanned page or a background: the page's text, OCR'd when it has no text layer, is what the file offers for
@@ -26,6 +28,31 @@ const WHOLE_PAGE_SHARE = 0.8;
 const MAX_SHOWN_SIDE_PX = 2048;
 
 const PATH = /^page-(\d+)-image-(\d+)\.png$/;
+
+/** The entry of a PDF whose reading lists its pictures. */
+export const PICTURE_LIST_PATH = 'pictures.txt';
+
+/** What a PDF that offers PICTURE_LIST_PATH says about it, from the cheap estimate of its bytes. */
+export function pictureListNote(estimated: number): string {
+  return `it may hold pictures (about ${estimated} image${estimated === 1 ? '' : 's'} in its bytes, icons and scans among them): its entry ${PICTURE_LIST_PATH} lists them when opened, each then a file of its own that load_file shows`;
+}
+
+const LISTED = /^(page-\d+-image-\d+\.png) (\d+)×(\d+) px$/;
+
+/** The listing PICTURE_LIST_PATH reads as: a line per picture, then the notes. */
+export function formatPictureList({ entries, notes, sizes }: PictureList): string {
+  if (entries.length === 0) return `No pictures of a listable size (at least ${MIN_SIDE_PX} px a side, not a whole page) on its pages with text.\n`;
+  return ['Pictures on its pages, each a file of its own that load_file shows:', ...sizes, ...notes.slice(1)].join('\n') + '\n';
+}
+
+/** The pictures a listing (formatPictureList) names, as the PDF's contained files. */
+export function parsePictureList(text: string): ContainedFile[] {
+  return text.split('\n').flatMap((line) => {
+    const match = LISTED.exec(line.trim());
+    if (!match) return [];
+    return [{ path: match[1]!, sizeBytes: Number(match[2]) * Number(match[3]) * 3, mimeType: 'image/png' }];
+  });
+}
 
 export function pdfImagePath(page: number, index: number): string {
   return `page-${page}-image-${index}.png`;
@@ -107,10 +134,14 @@ export function mayHoldPictures(bytes: Uint8Array): boolean {
 }
 
 /** The pictures of the given pages (those with a text layer), in page order, and a note when the cap cut some. */
-export async function listPdfPictures(
-  document: PdfDocumentLike,
-  pageNumbers: number[],
-): Promise<{ entries: ContainedFile[]; notes: string[] }> {
+export interface PictureList {
+  entries: ContainedFile[];
+  notes: string[];
+  /** "page-3-image-1.png 640×480 px", one per entry. */
+  sizes: string[];
+}
+
+export async function listPdfPictures(document: PdfDocumentLike, pageNumbers: number[]): Promise<PictureList> {
   const pdfjs = await loadPdfjs();
   const entries: ContainedFile[] = [];
   const sizes: string[] = [];
@@ -140,7 +171,7 @@ export async function listPdfPictures(
   const notes: string[] = [];
   if (entries.length) notes.push(`pictures on its pages, each a file of its own that load_file shows: ${sizes.join(', ')}`);
   if (found > entries.length) notes.push(`${found - entries.length} of ${found} pictures not listed (at most ${MAX_IMAGES} per PDF)`);
-  return { entries, notes };
+  return { entries, notes, sizes };
 }
 
 /** The figures a page paints, each image once, in drawing order: what page-N-image-K numbers. */

@@ -4,15 +4,19 @@
  * @napi-rs/canvas, no browser) and recognised; pages that have a text layer are never OCR'd. Pages left without
  * text are kept as markers so page numbers stay true; a PDF where every page is still empty is a scan we cannot read.
  */
-import type { ExtractedDocument } from '../core/thread-file';
+import type { ContainedFile, ExtractedDocument } from '../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
+import { openWithPdfium, PdfiumOpenError } from './pdfium';
 import {
   estimatePictures,
+  formatPictureList,
   listPdfPictures,
   MAX_DECODED_PIXELS,
   MAX_PAGES_LOOKED_AT,
   MAX_PICTURE_PIXELS,
+  PICTURE_LIST_PATH,
+  pictureListNote,
   renderPdfPicture,
   type PdfDocumentLike,
 } from './pdf-images';
@@ -51,39 +55,113 @@ async function openPdf(bytes: Uint8Array, forPictures = false): Promise<PdfParse
   });
 }
 
-export async function readPdf(bytes: Uint8Array, name: string, ocr?: OcrSettings): Promise<ExtractedDocument> {
+/** Text the first pass reads before the first pages are handed out (onFirstPages): 8× the default PRELOAD_KB. */
+export const FIRST_PASS_CHARS = 64 * 1024;
+
+/** One page's text layer, as read. */
+interface PageText {
+  num: number;
+  text: string;
+}
+
+/**
+ * `onFirstPages`: told once, as soon as the first pages hold FIRST_PASS_CHARS of text (or every page is read), with
+ * those pages as a document of their own (its pageCount the whole file's): the first question about a long PDF
+ * needs its opening, not its end. Not told when those pages have no text (a scan: OCR comes after).
+ */
+export async function readPdf(
+  bytes: Uint8Array,
+  name: string,
+  ocr?: OcrSettings,
+  onFirstPages?: (document: ExtractedDocument) => void,
+): Promise<ExtractedDocument> {
   if (bytes.length === 0) throw emptyFileError(name);
   const endsProperly = hasEndOfFileMarker(bytes);
-  const pictureEstimate = estimatePictures(bytes);
   const ocrOn = ocr !== undefined && ocr.maxPages > 0;
-  // pdf.js takes (detaches) the buffer it is given; with OCR on, the bytes are needed again for rendering.
-  const parser = await openPdf(ocrOn ? bytes.slice() : bytes, true);
-  let result: Awaited<ReturnType<PdfParser['getText']>>;
-  let pictures: Awaited<ReturnType<typeof listPdfPictures>> = { entries: [], notes: [] };
+  const firstPages = onFirstPages && ((pages: PageText[], total: number) => {
+    if (pages.some((page) => /\S/.test(page.text))) onFirstPages(buildDocument(pages, total, name, new Map(), undefined, true));
+  });
+  let layer: { pages: PageText[]; total: number };
   try {
-    result = await parser.getText({ pageJoiner: '' });
-    const withText = result.pages.filter((page) => /\S/.test(page.text)).map((page) => page.num);
-    if (withText.length && pictureEstimate.count > 0) {
-      const scans = withText.length < result.pages.length;
-      if (pictureEstimate.pixels > MAX_DECODED_PIXELS || withText.length > MAX_PAGES_LOOKED_AT) {
-        // In a PDF with scanned pages the pixels are mostly the scans: no note about "pictures" then.
-        if (!scans || withText.length > MAX_PAGES_LOOKED_AT) pictures.notes.push(
-          `its pictures are not listed as files: at most ${MAX_PAGES_LOOKED_AT} pages and ${MAX_DECODED_PIXELS / 1e6} megapixels of images are looked through, and it has ${withText.length} page${withText.length === 1 ? '' : 's'} with text and ${Math.round(pictureEstimate.pixels / 1e6)} megapixels`,
-        );
-      } else pictures = await listPdfPictures(await documentOf(parser), withText);
+    layer = await readTextLayer(bytes, firstPages);
+  } catch (error) {
+    if (!(error instanceof PdfiumOpenError) || error.reason === 'password') throw classifyPdfError(error, name, endsProperly);
+    // PDFium gave up on its structure: pdf.js, which repairs differently, has its go (and names the fault).
+    layer = await readTextLayerWithPdfjs(ocrOn ? bytes.slice() : bytes, name, endsProperly);
+  }
+  // The text document is gone before OCR starts: a scan waiting its turn at the one OCR engine holds no pdf.js
+  // document meanwhile (two scans at once went past the memory target when it did).
+  // Before OCR, which hands the bytes to pdf.js (and so detaches them).
+  const pictures = offerPictures(bytes, layer.pages);
+  const recognised = ocrOn ? await recognisePages(bytes, name, endsProperly, layer.pages, ocr) : new Map();
+  const document = buildDocument(layer.pages, layer.total, name, recognised, ocr);
+  if (pictures.entries.length) document.entries = pictures.entries;
+  document.notes.push(...pictures.notes);
+  return document;
+}
+
+/** Every page's text through PDFium, the first pages handed out once they hold FIRST_PASS_CHARS. */
+async function readTextLayer(bytes: Uint8Array, firstPages?: (pages: PageText[], total: number) => void) {
+  const pdf = await openWithPdfium(bytes);
+  try {
+    const pages: PageText[] = [];
+    let chars = 0;
+    let told = !firstPages;
+    for (let index = 0; index < pdf.pageCount; index++) {
+      const text = pdf.pageText(index);
+      pages.push({ num: index + 1, text });
+      chars += text.length;
+      if (!told && (chars >= FIRST_PASS_CHARS || index === pdf.pageCount - 1)) {
+        told = true;
+        firstPages!([...pages], pdf.pageCount);
+        // The first pages go out now, not when the last page is read: the message is posted from this turn.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     }
+    return { pages, total: pdf.pageCount };
+  } finally {
+    pdf.close();
+  }
+}
+
+/** The text layer through pdf.js (pdf-parse), for PDFs PDFium cannot open; its errors are classified. */
+async function readTextLayerWithPdfjs(bytes: Uint8Array, name: string, endsProperly: boolean) {
+  const parser = await openPdf(bytes);
+  try {
+    const result = await parser.getText({ pageJoiner: '' });
+    return { pages: result.pages, total: result.total };
   } catch (error) {
     throw classifyPdfError(error, name, endsProperly);
   } finally {
     await parser.destroy().catch(() => {});
   }
-  // The text document is gone before OCR starts: a scan waiting its turn at the one OCR engine holds no pdf.js
-  // document meanwhile (two scans at once went past the memory target when it did).
-  const recognised = ocrOn ? await recognisePages(bytes, name, endsProperly, result.pages, ocr) : new Map();
-  const document = buildDocument(result.pages, result.total, name, recognised, ocr);
-  if (pictures.entries.length) document.entries = pictures.entries;
-  document.notes.push(...pictures.notes);
-  return document;
+}
+
+/**
+ * Pictures are listed only when asked for (listing decodes every image of every page it looks at, which cost more
+ * than reading the text): a PDF whose bytes hold pictures of a listable size on pages with text offers one entry,
+ * PICTURE_LIST_PATH, whose reading lists them (readPdfPicture). Past the bounds a note says why they are not.
+ */
+function offerPictures(bytes: Uint8Array, pages: PageText[]): { entries: ContainedFile[]; notes: string[] } {
+  const withText = pages.filter((page) => /\S/.test(page.text)).length;
+  if (withText === 0) return { entries: [], notes: [] };
+  const estimate = estimatePictures(bytes);
+  if (estimate.count === 0) return { entries: [], notes: [] };
+  const scans = withText < pages.length;
+  if (estimate.pixels > MAX_DECODED_PIXELS || withText > MAX_PAGES_LOOKED_AT) {
+    // In a PDF with scanned pages the pixels are mostly the scans: no note about "pictures" then.
+    if (scans && withText <= MAX_PAGES_LOOKED_AT) return { entries: [], notes: [] };
+    return {
+      entries: [],
+      notes: [
+        `its pictures are not listed as files: at most ${MAX_PAGES_LOOKED_AT} pages and ${MAX_DECODED_PIXELS / 1e6} megapixels of images are looked through, and it has ${withText} page${withText === 1 ? '' : 's'} with text and ${Math.round(estimate.pixels / 1e6)} megapixels`,
+      ],
+    };
+  }
+  return {
+    entries: [{ path: PICTURE_LIST_PATH, sizeBytes: estimate.count * 40, mimeType: 'text/plain' }],
+    notes: [pictureListNote(estimate.count)],
+  };
 }
 
 /** pdf.js's document under pdf-parse (its `load` is typed private, and is what every getter of it calls). */
@@ -93,9 +171,24 @@ function documentOf(parser: PdfParser): Promise<PdfDocumentLike> {
 
 /** One picture listed by readPdf ("page-3-image-1.png") as PNG bytes. */
 export async function readPdfPicture(bytes: Uint8Array, name: string, path: string): Promise<Uint8Array> {
+  if (path === PICTURE_LIST_PATH) return new TextEncoder().encode(await listPictures(bytes, name));
   const parser = await openPdf(bytes, true);
   try {
     return await renderPdfPicture(await documentOf(parser), name, path);
+  } catch (error) {
+    throw classifyPdfError(error, name, true);
+  } finally {
+    await parser.destroy().catch(() => {});
+  }
+}
+
+/** The listing PICTURE_LIST_PATH reads as: a line per picture, then the notes (formatPictureList). */
+async function listPictures(bytes: Uint8Array, name: string): Promise<string> {
+  const { pages } = await readTextLayer(bytes).catch(() => readTextLayerWithPdfjs(bytes.slice(), name, true));
+  const withText = pages.filter((page) => /\S/.test(page.text)).map((page) => page.num);
+  const parser = await openPdf(bytes, true);
+  try {
+    return formatPictureList(await listPdfPictures(await documentOf(parser), withText.slice(0, MAX_PAGES_LOOKED_AT)));
   } catch (error) {
     throw classifyPdfError(error, name, true);
   } finally {
@@ -146,6 +239,7 @@ function buildDocument(
   name: string,
   recognised: ReadonlyMap<number, RecognisedText>,
   ocr: OcrSettings | undefined,
+  partial = false,
 ): ExtractedDocument {
   const builder = new DocumentBuilder();
   const emptyPages: number[] = [];
@@ -167,6 +261,7 @@ function buildDocument(
     }
   }
   builder.append('\n');
+  if (partial) return builder.build(total);
   if (total === 0) throw corruptError(name, 'it has no pages');
   if (emptyPages.length === total) throw noTextLayerError(name, total);
   if (ocrPages.length > 0) {
@@ -188,7 +283,7 @@ function buildDocument(
 
 function classifyPdfError(error: unknown, name: string, endsProperly: boolean): Error {
   const kind = (error as { name?: string } | null)?.name;
-  if (kind === 'PasswordException') return encryptedError(name);
+  if (kind === 'PasswordException' || (error instanceof PdfiumOpenError && error.reason === 'password')) return encryptedError(name);
   if (kind === 'InvalidPDFException' || kind === 'FormatError' || kind === 'UnknownErrorException') {
     return corruptError(name, endsProperly ? 'its PDF structure is invalid' : 'the file is cut off before its end', error);
   }

@@ -20,10 +20,16 @@ import type { ExtractLimits, ExtractTask, TaskOutcome } from './task';
 import { readText } from './text';
 import { readXlsx } from './xlsx';
 
-type Reader = (bytes: Uint8Array, name: string, limits: ExtractLimits, ocr: OcrSettings) => Promise<ExtractedDocument>;
+type Reader = (
+  bytes: Uint8Array,
+  name: string,
+  limits: ExtractLimits,
+  ocr: OcrSettings,
+  firstPages?: (document: ExtractedDocument) => void,
+) => Promise<ExtractedDocument>;
 
 const readers: Partial<Record<DocumentKind, Reader>> = {
-  pdf: (bytes, name, _limits, ocr) => readPdf(bytes, name, ocr),
+  pdf: (bytes, name, _limits, ocr, firstPages) => readPdf(bytes, name, ocr, firstPages),
   image: (bytes, name, _limits, ocr) => readImage(bytes, name, ocr),
   docx: readDocx,
   pptx: readPptx,
@@ -56,10 +62,14 @@ export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
   }
 }
 
-async function readDocument({ bytes, name, kind, limits, ocr }: ExtractTask): Promise<ExtractedDocument> {
+async function readDocument({ bytes, name, kind, limits, ocr, firstPages }: ExtractTask): Promise<ExtractedDocument> {
   const read = readers[kind];
   if (!read) throw unsupportedError(name, 'not a document type I know');
-  const document = await read(bytes, name, limits, ocr);
-  if (!/\S/.test(document.text)) throw noTextError(name);
-  return document;
+  try {
+    const document = await read(bytes, name, limits, ocr, firstPages && ((opening) => firstPages.postMessage(opening)));
+    if (!/\S/.test(document.text)) throw noTextError(name);
+    return document;
+  } finally {
+    firstPages?.close();
+  }
 }

@@ -2,6 +2,7 @@
  * What crosses the thread boundary between the extractor (main thread) and run-task (worker). Errors are sent as
  * plain data because structured clone drops an Error's own fields, so a FileReadError's `code` would not survive.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { ExtractedDocument, FileErrorCode } from '../core/thread-file';
 import type { DocumentKind } from './detect-kind';
 import type { OcrSettings } from './ocr';
@@ -33,6 +34,11 @@ export interface ExtractTask {
   ocr: OcrSettings;
   /** Set for a PDF when one of its pictures ("page-3-image-1.png") is wanted as PNG, instead of its text. */
   picture?: string;
+  /**
+   * Where a PDF's first pages are posted (an ExtractedDocument of those pages, pageCount the whole file's) as soon
+   * as they are read, while the rest is still being read (pdf.ts, FIRST_PASS_CHARS).
+   */
+  firstPages?: MessagePort;
 }
 
 export type TaskOutcome = (

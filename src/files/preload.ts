@@ -88,9 +88,10 @@ const FIRST_REQUEST_MAX_WAIT_BYTES = 5 * 1024 * 1024;
 /**
  * Before the first request of a question: documents posted with it are usually not read yet (prefetch started when
  * they arrived, a moment ago). Reading starts for every document not in the cache (or joins the read already under
- * way); small ones are waited for, a bounded time in all, so the request shows their page count and preload; the
- * rest are marked "extracting, ready in about N s" and keep reading in the background, where extract_file joins
- * them rather than starting again.
+ * way); the openings of small ones (a long PDF's first pages, any other document whole) are waited for, a bounded
+ * time in all, so the request shows their page count and preload; those not read whole by then are marked
+ * "extracting, ready in about N s" and keep reading in the background, where extract_file joins them rather than
+ * starting again.
  */
 export async function awaitFreshExtractions(access: FileAccess, files: ThreadFile[], options: FreshExtractionOptions = {}): Promise<void> {
   const waitMs = options.waitMs ?? FIRST_REQUEST_WAIT_MS;
@@ -107,16 +108,19 @@ export async function awaitFreshExtractions(access: FileAccess, files: ThreadFil
 
   const done = new Set<string>();
   // Without a signal: the read goes on after the wait, so the answer (or the next question) finds it cached.
-  const reads = uncached.map((file) =>
+  for (const file of uncached) {
     access.readText(file.id).then(
       () => done.add(file.id),
       () => done.add(file.id), // the error is the tools' to report; the list shows lasting ones
-    ),
-  );
+    );
+  }
+  // What the request waits for is each document's opening: a long PDF's first pages come well before its end, and
+  // are what the preload needs; the rest lands in the background (search, peek and extract join that read).
+  const openings = uncached.map((file) => access.readOpening(file.id).catch(() => undefined));
   const small = uncached.filter((file) => file.sizeBytes <= maxWaitBytes);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
-  await Promise.race([Promise.all(small.map((file) => reads[uncached.indexOf(file)])), bound]);
+  await Promise.race([Promise.all(small.map((file) => openings[uncached.indexOf(file)])), bound]);
   clearTimeout(timer);
 
   const waited = (now() - started) / 1000;

@@ -17,7 +17,14 @@ import { FileReadError, type ExtractedDocument, type ThreadFile } from '../core/
 
 /** The part of the extractor (documents) this module uses; tests pass a counting fake or the real one. */
 export interface DocumentExtractorLike {
-  extract(input: { bytes: Uint8Array; name: string; mimeType?: string; signal?: AbortSignal }): Promise<ExtractedDocument>;
+  /** `onFirstPages`: a long PDF's opening, told before the whole file is read (documents' ExtractInput). */
+  extract(input: {
+    bytes: Uint8Array;
+    name: string;
+    mimeType?: string;
+    signal?: AbortSignal;
+    onFirstPages?: (document: ExtractedDocument) => void;
+  }): Promise<ExtractedDocument>;
   /** Whether it reads images (OCR); when not, an image has no text and is never sent to it. */
   readonly readsImages?: boolean;
   /** A picture a PDF's extraction listed ("page-3-image-1.png") as PNG bytes, made off the main thread. */
@@ -44,10 +51,21 @@ export interface DocumentReaderOptions {
 
 export interface ReadDocument {
   (file: ThreadFile, signal?: AbortSignal): Promise<{ contentHash: string; document: ExtractedDocument }>;
+  /**
+   * The opening of a file being read: a long PDF's first pages as soon as they are read, else (another kind, or
+   * the whole came first) the whole document. Starts the read like a call does, and shares it. Rejects as it does.
+   */
+  opening(file: ThreadFile): Promise<ExtractedDocument>;
+}
+
+interface Read {
+  whole: Promise<{ contentHash: string; document: ExtractedDocument }>;
+  /** Resolved with the first pages, or with the whole document when it comes first. */
+  opening: Promise<ExtractedDocument>;
 }
 
 // Per database, so two test databases (or two stores) in one process never share a result.
-const inFlight = new WeakMap<Database, Map<string, Promise<{ contentHash: string; document: ExtractedDocument }>>>();
+const inFlight = new WeakMap<Database, Map<string, Read>>();
 
 export function createDocumentReader(options: DocumentReaderOptions): ReadDocument {
   const { db } = options;
@@ -55,22 +73,39 @@ export function createDocumentReader(options: DocumentReaderOptions): ReadDocume
   if (!pending) inFlight.set(db, (pending = new Map()));
   const shared = pending;
 
-  return (file, signal) => {
+  const start = (file: ThreadFile): Read => {
     const slackFileId = file.slackFileId;
     if (!slackFileId) {
-      return Promise.reject(new Error(`${file.id} (${file.name}) has no stored file behind it; read its source file instead.`));
+      const failed = Promise.reject(new Error(`${file.id} (${file.name}) has no stored file behind it; read its source file instead.`));
+      failed.catch(() => {});
+      return { whole: failed, opening: failed };
     }
-    let work = shared.get(slackFileId);
-    if (!work) {
+    let read = shared.get(slackFileId);
+    if (!read) {
+      let tellOpening!: (document: ExtractedDocument) => void;
+      const opening = new Promise<ExtractedDocument>((resolve) => (tellOpening = resolve));
       // The shared work runs without any one caller's signal: one reader giving up must not fail the others.
-      work = readUncached(options, file, slackFileId).finally(() => shared.delete(slackFileId));
-      shared.set(slackFileId, work);
+      const whole = readUncached(options, file, slackFileId, tellOpening).finally(() => shared.delete(slackFileId));
+      read = { whole, opening: Promise.race([opening, whole.then((result) => result.document)]) };
+      read.opening.catch(() => {});
+      shared.set(slackFileId, read);
     }
-    return signal ? raceWithSignal(work, signal) : work;
+    return read;
   };
+
+  const readDocument = (file: ThreadFile, signal?: AbortSignal) => {
+    const { whole } = start(file);
+    return signal ? raceWithSignal(whole, signal) : whole;
+  };
+  return Object.assign(readDocument, { opening: (file: ThreadFile) => start(file).opening });
 }
 
-async function readUncached(options: DocumentReaderOptions, file: ThreadFile, slackFileId: string) {
+async function readUncached(
+  options: DocumentReaderOptions,
+  file: ThreadFile,
+  slackFileId: string,
+  onFirstPages: (document: ExtractedDocument) => void,
+) {
   const { db } = options;
   const cached = await findCachedRead(db, slackFileId);
   if (cached) return fromCache(cached, file);
@@ -88,7 +123,7 @@ async function readUncached(options: DocumentReaderOptions, file: ThreadFile, sl
   const sizeBytes = bytes.length;
   let document: ExtractedDocument;
   try {
-    document = await options.extractor.extract({ bytes, name: file.name, mimeType: extractionMimeType(file) });
+    document = await options.extractor.extract({ bytes, name: file.name, mimeType: extractionMimeType(file), onFirstPages });
   } catch (error) {
     if (error instanceof FileReadError && isLastingError(error.code)) {
       await saveDocument(db, contentHash, { code: error.code, message: error.message });

@@ -12,7 +12,8 @@ import { mapConcurrently } from '../core/map-concurrently';
 import { createDocumentReader, type DocumentReaderOptions } from './read-document';
 import type { ShownImage } from './file-source';
 import { registerContainedFiles, registerVirtualFile } from './registry';
-import { isContainedFile } from './contained-file-key';
+import { isContainedFile, splitContainedFileKey } from './contained-file-key';
+import { parsePictureList, PICTURE_LIST_PATH } from '../documents/pdf-images';
 import { withContainedFiles } from './contained-file-source';
 import { displayFileName, documentLanguage, FileReadError, isScannedDocument, UnknownFileError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
@@ -34,6 +35,11 @@ export interface ThreadFileAccess {
   search(id: string, query: string | string[], limit: number, options?: SearchOptions): Promise<SearchHit[]>;
 }
 
+/** The entry of a PDF whose reading lists its pictures (documents/pdf-images.ts). */
+function isPdfPictureList(file: ThreadFile): boolean {
+  return isContainedFile(file) && file.name === PICTURE_LIST_PATH && /::pictures\.txt$/.test(file.slackFileId!);
+}
+
 /** Full-text search over files already extracted (search); keys of contentHashes are file ids. */
 export type { Searcher };
 
@@ -45,8 +51,16 @@ export interface ThreadFileAccessOptions extends DocumentReaderOptions {
 }
 
 export interface FileAccess extends ThreadFileAccess {
-  /** The file's text if it was extracted before; never downloads or parses. For preloads. */
+  /**
+   * The file's text if it was extracted before, or the opening (first pages) of a read under way that has told
+   * it; never downloads or parses. For preloads.
+   */
   readCachedText(id: string): Promise<ExtractedDocument | undefined>;
+  /**
+   * The opening of the file's text: a long PDF's first pages as soon as they are read, else the whole document.
+   * Joins (or starts) the file's read; the list learns its page count from the opening. Throws FileReadError.
+   */
+  readOpening(id: string): Promise<ExtractedDocument>;
   /** Marks a file whose extraction is still running, with about how long it needs, for this run's files list. */
   notePending(id: string, readyInSeconds: number): void;
 }
@@ -63,6 +77,8 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     options.extractor.readPdfPicture?.bind(options.extractor),
   );
   const readDocument = createDocumentReader({ ...options, source });
+  /** Openings told by reads under way (by file id), until the whole is cached. */
+  const openings = new Map<string, ExtractedDocument>();
 
   const get = (id: string): ThreadFile => {
     const wanted = id.trim().toLowerCase();
@@ -89,6 +105,15 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
       if (result.document.entries?.length && !isContainedFile(file)) {
         for (const entry of await registerContainedFiles(db, threadId, file, result.document.entries)) {
           if (!files.some((known) => known.id === entry.id)) remember(entry);
+        }
+      }
+      if (isPdfPictureList(file)) {
+        // A PDF's pictures are listed when asked for (this entry read): each becomes a file of the thread.
+        const container = files.find((known) => known.slackFileId === splitContainedFileKey(file.slackFileId!)?.containerKey);
+        if (container) {
+          for (const entry of await registerContainedFiles(db, threadId, container, parsePictureList(result.document.text))) {
+            if (!files.some((known) => known.id === entry.id)) remember(entry);
+          }
         }
       }
       remember({
@@ -130,7 +155,18 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
       const file = sourceOf(get(id));
       if (file.error || !file.slackFileId || isImageFile(file)) return undefined;
       const cached = await findCachedRead(db, file.slackFileId);
-      return cached?.ok ? cached.document : undefined;
+      if (cached?.ok) openings.delete(file.id);
+      return cached?.ok ? cached.document : openings.get(file.id);
+    },
+
+    async readOpening(id) {
+      const { pending: _pending, ...file } = sourceOf(get(id));
+      if (file.error) throw new FileReadError(file.error.code, file.error.message);
+      const opening = await readDocument.opening(file);
+      openings.set(file.id, opening);
+      const known = get(file.id);
+      if (opening.pageCount !== undefined && known.pageCount === undefined) remember({ ...known, pageCount: opening.pageCount });
+      return opening;
     },
 
     async extract(id, signal) {
@@ -156,7 +192,8 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
 
     async search(id, query, limit, { signal, snippetChars } = {}) {
       if (!options.searcher) throw new Error('Search is not set up in this deployment; use peek_file to read the file in slices.');
-      const wanted = id.trim() === '*' ? files.filter((f) => !f.sourceId && !f.error && !isImageFile(f)) : [get(id)];
+      // A PDF's picture list is not text to search (and reading it decodes the pictures).
+      const wanted = id.trim() === '*' ? files.filter((f) => !f.sourceId && !f.error && !isImageFile(f) && !isPdfPictureList(f)) : [get(id)];
       const contentHashes = new Map<string, string>();
       await mapConcurrently(wanted, SEARCH_EXTRACT_CONCURRENCY, async (file) => {
         try {

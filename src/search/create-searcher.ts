@@ -11,7 +11,7 @@ import { fuseRankings } from './fuse-rankings';
 import { indexDocument } from './index-document';
 import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
-import { rankByFullText } from './rank-full-text';
+import { rankByFullText, type ChunkRow, type RankedChunk } from './rank-full-text';
 import { describeMatch } from './match-reason';
 import { closestWords, selectSnippet } from './select-snippet';
 import { describeTextLanguage } from '../text/language';
@@ -59,6 +59,8 @@ export function createSearcher(options: SearcherOptions): Searcher {
   // Documents indexed before embeddings were switched on, or whose embedding failed, catch up after a search that
   // missed them: once per document at a time, never delaying the search itself.
   const catchingUp = new Set<string>();
+  // Documents known to be indexed (an index is never taken back while its document stays): asked about once.
+  const indexed = new Set<string>();
   const failedAt = new Map<string, number>();
   const embedInBackground = (hash: string) => {
     if (!embedder || catchingUp.has(hash) || Date.now() - (failedAt.get(hash) ?? 0) < RETRY_EMBEDDING_MS) return;
@@ -84,16 +86,24 @@ export function createSearcher(options: SearcherOptions): Searcher {
     }
     const hashes = [...fileByHash.keys()];
     if (hashes.length === 0 || limit <= 0) return [];
-    for (const hash of await findUnindexed(db, hashes)) await ensureIndexed(hash, signal);
+    const unknown = hashes.filter((hash) => !indexed.has(hash));
+    if (unknown.length) {
+      for (const hash of await findUnindexed(db, unknown)) await ensureIndexed(hash, signal);
+      if (indexed.size > 10_000) indexed.clear();
+      for (const hash of unknown) indexed.add(hash);
+    }
     signal?.throwIfAborted();
 
     const fused = parsed.length > 1 || Boolean(embedder);
     const vocabularies = await Promise.all(hashes.map((hash) => loadVocabulary(db, hash)));
     const lists: Array<Array<{ id: number; score: number }>> = [];
+    // Chunks the rankings read, by id: the rerank and the hits take their text from here.
+    const rows = new Map<number, ChunkRow>();
     for (const { terms } of parsed) {
       const expansions = expandWords(vocabularies, terms.words);
       const ranked = await rankByFullText(db, hashes, terms, Math.max(RERANKED, fused ? CANDIDATES : limit), expansions);
-      lists.push((await rerankByProximity(db, ranked, terms)).slice(0, fused ? CANDIDATES : limit));
+      for (const { row } of ranked) rows.set(row.id, row);
+      lists.push(rerankByProximity(ranked, terms).slice(0, fused ? CANDIDATES : limit));
     }
     if (embedder) {
       // Every phrasing embedded in one request; none of them when no chunk has a vector of this model yet.
@@ -111,7 +121,7 @@ export function createSearcher(options: SearcherOptions): Searcher {
     }
     const ranked = lists.length === 1 ? lists[0]! : fuseRankings(lists.map((list) => list.map((r) => r.id)), limit);
     const terms = mergeTerms(parsed.map((q) => q.terms));
-    return loadHits(db, ranked.slice(0, limit), fileByHash, (text) => ({
+    return loadHits(db, ranked.slice(0, limit), rows, fileByHash, (text) => ({
       snippet: selectSnippet(text, terms, snippetChars).text,
       reason: describeMatch(text, parsed),
     }));
@@ -126,17 +136,15 @@ const PROXIMITY_CHARS = 160;
 const PROXIMITY_BONUS = 0.15;
 
 /**
- * BM25 counts words, not where they stand. The first candidates are read again and each gains a share for every
+ * BM25 counts words, not where they stand. The first candidates' text (read with the ranking) is looked at and each gains a share for every
  * further query word standing within a sentence of the others, so the passage that says the thing asked about
  * moves above one that only mentions its words here and there.
  */
-async function rerankByProximity(db: Database, ranked: Array<{ id: number; score: number }>, terms: QueryTerms) {
+function rerankByProximity(ranked: RankedChunk[], terms: QueryTerms): Array<{ id: number; score: number }> {
   if (terms.words.length < 2 || ranked.length < 2) return ranked;
   const head = ranked.slice(0, RERANKED);
-  const rows = await db.select({ id: chunks.id, text: chunks.text }).from(chunks).where(inArray(chunks.id, head.map((r) => r.id)));
-  const textOf = new Map(rows.map((r) => [r.id, r.text]));
   const rescored = head.map((r) => {
-    const together = closestWords(textOf.get(r.id) ?? '', terms, PROXIMITY_CHARS);
+    const together = closestWords(r.row.text, terms, PROXIMITY_CHARS);
     return { id: r.id, score: r.score * (1 + PROXIMITY_BONUS * Math.max(0, together - 1)) };
   });
   return [...rescored.sort((a, b) => b.score - a.score || a.id - b.id), ...ranked.slice(RERANKED)];
@@ -168,11 +176,14 @@ async function indexStoredDocument(db: Database, contentHash: string, embedder?:
 async function loadHits(
   db: Database,
   ranked: Array<{ id: number; score: number }>,
+  known: ReadonlyMap<number, ChunkRow>,
   fileByHash: Map<string, ThreadFile>,
   explain: (text: string) => { snippet: string; reason: string },
 ): Promise<SearchHit[]> {
   if (ranked.length === 0) return [];
-  const rows = await db
+  // Full-text candidates came with their chunks; only those found by meaning alone are read here.
+  const missing = ranked.filter((r) => !known.has(r.id)).map((r) => r.id);
+  const read = missing.length === 0 ? [] : await db
     .select({
       id: chunks.id,
       contentHash: chunks.contentHash,
@@ -183,7 +194,8 @@ async function loadHits(
       end: chunks.endOffset,
     })
     .from(chunks)
-    .where(inArray(chunks.id, ranked.map((r) => r.id)));
+    .where(inArray(chunks.id, missing));
+  const rows = [...read, ...ranked.flatMap((r) => known.get(r.id) ?? [])];
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ranked.flatMap(({ id, score }) => {
     const row = byId.get(id);

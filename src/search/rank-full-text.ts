@@ -7,6 +7,18 @@ import { STEMMED_CONFIGS } from '../text/language';
 export interface RankedChunk {
   id: number;
   score: number;
+  /** The chunk itself, read by the ranking statement: the rerank and the hits need no second round trip. */
+  row: ChunkRow;
+}
+
+export interface ChunkRow {
+  id: number;
+  contentHash: string;
+  text: string;
+  location: string;
+  page: number | null;
+  start: number;
+  end: number;
 }
 
 /** BM25's usual constants; b is lower than the textbook 0.75 because chunks are already of similar length. */
@@ -37,9 +49,19 @@ export async function rankByFullText(
 ): Promise<RankedChunk[]> {
   if (contentHashes.length === 0 || (terms.words.length === 0 && terms.bigrams.length === 0)) return [];
   const result = await db.execute(rankingQuery(contentHashes, terms, limit, expansions));
-  return rowsOf<{ id: number | string; score: number | string }>(result).map((row) => ({
+  type Row = { id: number | string; score: number | string; content_hash: string; text: string; location: string; page: number | null; start_offset: number; end_offset: number };
+  return rowsOf<Row>(result).map((row) => ({
     id: Number(row.id),
     score: Number(row.score),
+    row: {
+      id: Number(row.id),
+      contentHash: row.content_hash,
+      text: row.text,
+      location: row.location,
+      page: row.page === null ? null : Number(row.page),
+      start: Number(row.start_offset),
+      end: Number(row.end_offset),
+    },
   }));
 }
 
@@ -116,16 +138,22 @@ export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: 
     ),
     weighted as (
       select f.*, count(*) over (partition by f.term)::float8 as df from frequencies f
+    ),
+    scored as (
+      select w.id, sum(
+        case when w.cjk then ${constant(BIGRAM_WEIGHT)} else w.weight end
+        * ln(1 + (st.n - w.df + 0.5) / (w.df + 0.5))
+        * w.tf * ${constant(K1 + 1)} / (w.tf + ${constant(K1)} * (1 - ${constant(B)} + ${constant(B)} * w.tokens / st.avg_tokens))
+      ) as score
+      from weighted w cross join stats st
+      group by w.id
+      order by score desc, w.id
+      limit ${limit}
     )
-    select w.id, sum(
-      case when w.cjk then ${constant(BIGRAM_WEIGHT)} else w.weight end
-      * ln(1 + (st.n - w.df + 0.5) / (w.df + 0.5))
-      * w.tf * ${constant(K1 + 1)} / (w.tf + ${constant(K1)} * (1 - ${constant(B)} + ${constant(B)} * w.tokens / st.avg_tokens))
-    ) as score
-    from weighted w cross join stats st
-    group by w.id
-    order by score desc, w.id
-    limit ${limit}
+    -- The chunks themselves come along (a few dozen): the rerank and the hits read them from here.
+    select s.id, s.score, c.content_hash, c.text, c.location, c.page, c.start_offset, c.end_offset
+    from scored s join chunks c on c.id = s.id
+    order by s.score desc, s.id
   `;
 }
 

@@ -1,12 +1,12 @@
 /**
- * Pictures on PDF pages as contained files. Corpus: issue-982-example.pdf (an 8-page pdfTeX paper) paints two
+ * Pictures on PDF pages as contained files, listed only when the PDF's pictures.txt entry is read. Corpus: issue-982-example.pdf (an 8-page pdfTeX paper) paints two
  * 1280×960 photos on p. 2 and three figures on p. 3 (640×480, 606×480, 800×600 px, in drawing order); its other
  * pictures are inline or under 100 px. The PNG of page-3-image-3.png is decoded back and checked for its size and
  * for holding a picture (many distinct colours), not a blank canvas.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../src/documents';
-import { mayHoldPictures } from '../../src/documents/pdf-images';
+import { mayHoldPictures, parsePictureList, PICTURE_LIST_PATH } from '../../src/documents/pdf-images';
 import { FileReadError } from '../../src/core/thread-file';
 import { hasCorpus, readCorpusFile, warnIfCorpusMissing } from '../support/corpus';
 import { buildPdf } from '../support/image-pdf';
@@ -17,19 +17,32 @@ describe('pictures on PDF pages', { timeout: 120_000 }, () => {
   const extractor = createDocumentExtractor();
   afterAll(() => extractor.close());
 
-  it.skipIf(!hasCorpus('issue-982-example.pdf'))('lists the figures of a paper by page, with their pixel sizes, and makes one a PNG on demand', async () => {
+  it.skipIf(!hasCorpus('issue-982-example.pdf'))('lists the figures of a paper by page, with their pixel sizes, when asked, and makes one a PNG on demand', async () => {
     const bytes = await readCorpusFile('issue-982-example.pdf');
     const document = await extractor.extract({ bytes: new Uint8Array(bytes), name: 'paper.pdf' });
-    expect(document.entries).toEqual([
+    // Reading the text lists nothing: the PDF offers the listing as an entry of its own.
+    expect(document.entries).toEqual([{ path: PICTURE_LIST_PATH, sizeBytes: expect.any(Number), mimeType: 'text/plain' }]);
+    expect(document.notes.join('\n')).toContain(`its entry ${PICTURE_LIST_PATH} lists them when opened`);
+
+    const listing = new TextDecoder().decode(await extractor.readPdfPicture({ bytes: new Uint8Array(bytes), name: 'paper.pdf', path: PICTURE_LIST_PATH }));
+    expect(listing).toBe(
+      [
+        'Pictures on its pages, each a file of its own that load_file shows:',
+        'page-2-image-1.png 1280×960 px',
+        'page-2-image-2.png 1280×960 px',
+        'page-3-image-1.png 640×480 px',
+        'page-3-image-2.png 606×480 px',
+        'page-3-image-3.png 800×600 px',
+        '',
+      ].join('\n'),
+    );
+    expect(parsePictureList(listing)).toEqual([
       { path: 'page-2-image-1.png', sizeBytes: 1280 * 960 * 3, mimeType: 'image/png' },
       { path: 'page-2-image-2.png', sizeBytes: 1280 * 960 * 3, mimeType: 'image/png' },
       { path: 'page-3-image-1.png', sizeBytes: 640 * 480 * 3, mimeType: 'image/png' },
       { path: 'page-3-image-2.png', sizeBytes: 606 * 480 * 3, mimeType: 'image/png' },
       { path: 'page-3-image-3.png', sizeBytes: 800 * 600 * 3, mimeType: 'image/png' },
     ]);
-    expect(document.notes).toContain(
-      'pictures on its pages, each a file of its own that load_file shows: page-2-image-1.png 1280×960 px, page-2-image-2.png 1280×960 px, page-3-image-1.png 640×480 px, page-3-image-2.png 606×480 px, page-3-image-3.png 800×600 px',
-    );
 
     const png = await extractor.readPdfPicture({ bytes: new Uint8Array(bytes), name: 'paper.pdf', path: 'page-3-image-3.png' });
     const { loadImage, createCanvas } = await import('@napi-rs/canvas');

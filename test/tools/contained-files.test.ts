@@ -133,9 +133,13 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
     expect(shown).toContain(picture.id);
   });
 
-  it.skipIf(!hasCorpus('having-images.docx', 'issue-982-example.pdf'))('lists the figures on a PDF page as image files that load_file shows as a PNG', async () => {
+  it.skipIf(!hasCorpus('having-images.docx', 'issue-982-example.pdf'))('lists the figures on a PDF page, when its picture list is opened, as image files that load_file shows as a PNG', async () => {
     // issue-982-example.pdf p. 3 paints three figures; the third is 800×600 px (see test/documents/pdf-images.test.ts).
-    const listing = await extractFileTool.execute({ id: 'F5' }, context);
+    const extracted = await extractFileTool.execute({ id: 'F5' }, context);
+    // Reading the text lists no picture: the PDF offers the list as an entry, read when the model asks.
+    expect(extracted).toContain('pictures.txt lists them when opened');
+    expect(thread.files.list().map((file) => file.id)).not.toContain('F5/page-3-image-3.png');
+    const listing = await loadFileTool.execute({ id: 'F5/pictures.txt' }, context);
     expect(listing).toContain('page-3-image-3.png 800×600 px');
     const pictures = thread.files.list().filter((file) => file.id.startsWith('F5/')).map((file) => file.id);
     expect(pictures).toContain('F5/page-3-image-3.png');
