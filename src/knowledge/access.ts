@@ -27,7 +27,16 @@ const CONCURRENCY = 8;
 /** The indexed channels this person may read, by Slack's rules as they are now. */
 export async function readableChannels(db: Database, directory: KnowledgeDirectory, asker: Asker): Promise<ReadableChannel[]> {
   const known = await db.select({ id: knowledgeChannels.channelId, teamId: knowledgeChannels.teamId, name: knowledgeChannels.name }).from(knowledgeChannels);
-  const verdicts = await mapConcurrently(known, CONCURRENCY, async (channel): Promise<ReadableChannel | undefined> => {
+  return filterReadable(directory, known, asker);
+}
+
+/** The conversations among these (each with the workspace it belongs to) that the person may read. */
+export async function filterReadable(
+  directory: KnowledgeDirectory,
+  channels: ReadonlyArray<{ id: string; teamId: string; name?: string | null }>,
+  asker: Asker,
+): Promise<ReadableChannel[]> {
+  const verdicts = await mapConcurrently(channels, CONCURRENCY, async (channel): Promise<ReadableChannel | undefined> => {
     const facts = await directory.channel(channel.id);
     if (!facts) return undefined;
     const readable = (facts.isPublic && channel.teamId === asker.teamId) || (await directory.isMember(channel.id, asker.userId));

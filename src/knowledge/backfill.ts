@@ -4,8 +4,10 @@
  * waiting out 429s on the given Clock, and indexed as events would have indexed them. Bounded in time and in
  * messages, so a huge channel costs a known number of calls.
  */
+import { inArray } from 'drizzle-orm';
 import type { Clock } from '../core/clock';
 import type { Database } from '../store/database';
+import { knowledgeChannels } from '../store/schema';
 import { callWithRateLimit, type ApiMessage, type KnowledgeSlackApi } from './slack-api';
 import { dateToTs } from './message-text';
 import { indexMessages, isIndexable, markChannelBackfilled, noteChannel, type MessageToIndex } from './message-index';
@@ -91,4 +93,34 @@ export function kindOf(channel: { is_im?: boolean; is_mpim?: boolean; is_private
   if (channel.is_im) return 'im';
   if (channel.is_mpim) return 'mpim';
   return channel.is_private ? 'group' : 'channel';
+}
+
+/**
+ * Backfills several channels one after another (at start: the channels users.conversations lists), skipping those
+ * backfilled within `freshForMs` (default a day: a restart does not read everything again). A channel that fails is
+ * reported and the rest go on.
+ */
+export async function backfillChannels(
+  api: KnowledgeSlackApi,
+  db: Database,
+  channelIds: readonly string[],
+  options: BackfillOptions & { freshForMs?: number; onError?: (channelId: string, error: unknown) => void },
+): Promise<Map<string, BackfillResult>> {
+  const fresh = options.freshForMs ?? DAY_MS;
+  const done = new Map<string, BackfillResult>();
+  const rows = channelIds.length
+    ? await db.select({ id: knowledgeChannels.channelId, at: knowledgeChannels.backfilledAt }).from(knowledgeChannels).where(inArray(knowledgeChannels.channelId, [...channelIds]))
+    : [];
+  const lastBackfill = new Map(rows.map((r) => [r.id, r.at?.getTime() ?? 0]));
+  for (const channelId of channelIds) {
+    options.signal?.throwIfAborted();
+    if (options.clock.now() - (lastBackfill.get(channelId) ?? 0) < fresh) continue;
+    try {
+      done.set(channelId, await backfillChannel(api, db, channelId, options));
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      options.onError?.(channelId, error);
+    }
+  }
+  return done;
 }

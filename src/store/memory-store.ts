@@ -82,6 +82,16 @@ export async function channelMemoriesOf(db: Database, teamId: string, channelIds
     .limit(limit);
 }
 
+/** The channels of a workspace that have channel memories (App Home checks which the person may read). */
+export async function channelsWithMemories(db: Database, teamId: string, limit = 500): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ channelId: memories.channelId })
+    .from(memories)
+    .where(and(eq(memories.teamId, teamId), eq(memories.scope, 'channel')))
+    .limit(limit);
+  return rows.map((r) => r.channelId);
+}
+
 /** Every memory, newest first (the operator console). */
 export async function listMemories(db: Database, limit = 200): Promise<Memory[]> {
   return db.select(columns).from(memories).orderBy(desc(memories.createdAt), desc(memories.id)).limit(limit);
