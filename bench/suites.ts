@@ -10,4 +10,5 @@ export const suiteLoaders: Record<string, () => Promise<BenchSuite>> = {
   'extract-ocr': () => import('./extract-ocr').then((m) => m.extractOcrSuite),
   search: () => import('./search').then((m) => m.searchSuite),
   load: () => import('./load').then((m) => m.loadSuite),
+  knowledge: () => import('./knowledge').then((m) => m.knowledgeSuite),
 };
