@@ -34,8 +34,8 @@ CREATE TABLE "memories" (
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
-CREATE INDEX "indexed_messages_tsv_idx" ON "indexed_messages" USING gin ("tsv");--> statement-breakpoint
-CREATE INDEX "indexed_messages_cjk_tsv_idx" ON "indexed_messages" USING gin ("cjk_tsv");--> statement-breakpoint
+CREATE INDEX "indexed_messages_tsv_idx" ON "indexed_messages" USING gin ("tsv") WITH (fastupdate=false);--> statement-breakpoint
+CREATE INDEX "indexed_messages_cjk_tsv_idx" ON "indexed_messages" USING gin ("cjk_tsv") WITH (fastupdate=false);--> statement-breakpoint
 CREATE INDEX "indexed_messages_channel_posted_idx" ON "indexed_messages" USING btree ("channel_id","posted_at");--> statement-breakpoint
 CREATE INDEX "indexed_messages_thread_idx" ON "indexed_messages" USING btree ("channel_id","thread_ts");--> statement-breakpoint
 CREATE INDEX "indexed_messages_posted_idx" ON "indexed_messages" USING btree ("posted_at");--> statement-breakpoint

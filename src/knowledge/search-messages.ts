@@ -143,17 +143,12 @@ function fuseByKey(lists: Array<Array<{ channelId: string; ts: string }>>, limit
 }
 
 async function loadMessages(db: Database, ranked: Array<{ channelId: string; ts: string }>) {
-  const byChannel = new Map<string, string[]>();
-  for (const { channelId, ts } of ranked) byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), ts]);
-  const rows = new Map<string, { text: string; userId: string | null; threadTs: string | null; edited: boolean }>();
-  for (const [channelId, list] of byChannel) {
-    const found = await db
-      .select({ ts: indexedMessages.ts, text: indexedMessages.text, userId: indexedMessages.userId, threadTs: indexedMessages.threadTs, edited: indexedMessages.edited })
-      .from(indexedMessages)
-      .where(and(eq(indexedMessages.channelId, channelId), inArray(indexedMessages.ts, list), eq(indexedMessages.deleted, false)));
-    for (const row of found) rows.set(`${channelId}/${row.ts}`, row);
-  }
-  return rows;
+  // One statement for every hit: channels and timestamps each as a list, pairs checked here.
+  const found = await db
+    .select({ channelId: indexedMessages.channelId, ts: indexedMessages.ts, text: indexedMessages.text, userId: indexedMessages.userId, threadTs: indexedMessages.threadTs, edited: indexedMessages.edited })
+    .from(indexedMessages)
+    .where(and(inArray(indexedMessages.channelId, [...new Set(ranked.map((r) => r.channelId))]), inArray(indexedMessages.ts, [...new Set(ranked.map((r) => r.ts))]), eq(indexedMessages.deleted, false)));
+  return new Map(found.map((row) => [`${row.channelId}/${row.ts}`, row]));
 }
 
 /**

@@ -512,8 +512,10 @@ export const indexedMessages = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.channelId, t.ts] }),
-    index('indexed_messages_tsv_idx').using('gin', t.tsv),
-    index('indexed_messages_cjk_tsv_idx').using('gin', t.cjkTsv),
+    // fastupdate off: a pending list (what fastupdate queues inserts in) is read in full by every search until a
+    // vacuum merges it, and PGlite runs no autovacuum; messages arrive one by one, so direct updates cost little.
+    index('indexed_messages_tsv_idx').using('gin', t.tsv).with({ fastupdate: false }),
+    index('indexed_messages_cjk_tsv_idx').using('gin', t.cjkTsv).with({ fastupdate: false }),
     index('indexed_messages_channel_posted_idx').on(t.channelId, t.postedAt),
     index('indexed_messages_thread_idx').on(t.channelId, t.threadTs),
     index('indexed_messages_posted_idx').on(t.postedAt),

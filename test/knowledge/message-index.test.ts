@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { applyMessageEvent, findIndexedMessage } from '../../src/knowledge/message-index';
+import { applyMessageEvent, findIndexedMessage, indexMessages } from '../../src/knowledge/message-index';
 import { backfillChannel, backfillChannels } from '../../src/knowledge/backfill';
 import { searchMessages } from '../../src/knowledge/search-messages';
 import { sweepExpiredContent } from '../../src/store/retention';
@@ -90,6 +90,25 @@ describe.each(testDatabases())('the message index on $label', (database) => {
     const done = await backfillChannels(bed.client, bed.handle.db, ['C0HIST', 'C0MORE'], { teamId: TEAM, clock: bed.clock });
     expect([...done.keys()]).toEqual(['C0MORE']);
     expect(await texts('Tessellate')).toHaveLength(1);
+  });
+
+  it('ranks a message holding two common words, or a rare one, above thousands that mention one common word', async () => {
+    const db = bed.handle.db;
+    bed.slack.addChannel({ id: 'C0BUSY', name: 'busy' });
+    const chatter = Array.from({ length: 6_000 }, (_, i) => ({
+      teamId: TEAM,
+      channelId: 'C0BUSY',
+      ts: tsHoursAgo(200 - i / 100, i + 1),
+      userId: 'U0ANA',
+      text: i % 2 === 0 ? `deploy ${i} finished for service ${i % 97}` : `review request ${i} for the cluster ${i % 89}`,
+    }));
+    await indexMessages(db, chatter);
+    await applyMessageEvent(db, { type: 'message', channel: 'C0BUSY', team: TEAM, user: 'U0ANA', text: 'We moved the cluster deploy to Friday', ts: tsHoursAgo(1, 7) }, { teamId: TEAM });
+    await applyMessageEvent(db, { type: 'message', channel: 'C0BUSY', team: TEAM, user: 'U0ANA', text: 'The Zanzibar migration is cancelled', ts: tsHoursAgo(1, 8) }, { teamId: TEAM });
+    expect((await texts('when is the cluster deploy?'))[0]).toBe('We moved the cluster deploy to Friday');
+    expect((await texts('deploy of Zanzibar'))[0]).toBe('The Zanzibar migration is cancelled');
+    // One common word alone still finds its messages.
+    expect(await texts('deploy')).toHaveLength(5);
   });
 
   it('removes messages posted before RETENTION_DAYS, keeps the rest', async () => {
