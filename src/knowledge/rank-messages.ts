@@ -46,33 +46,57 @@ interface WordTerm {
 }
 
 export async function rankMessages(db: Database, scope: MessageScope, terms: QueryTerms, limit: number): Promise<RankedMessage[]> {
-  if (scope.channelIds.length === 0 || limit <= 0 || (terms.words.length === 0 && terms.bigrams.length === 0)) return [];
+  return (await rankMessagesForPhrasings(db, scope, [terms], limit))[0]!;
+}
+
+/**
+ * Several phrasings of one question ranked in one transaction (one list each, for fusion): the statistics, the word
+ * expansions and the planner setting are shared.
+ */
+export async function rankMessagesForPhrasings(
+  db: Database,
+  scope: MessageScope,
+  phrasings: readonly QueryTerms[],
+  limit: number,
+  /** Fewer hits than this through the common-word shortcut → every match is ranked. Default: limit. */
+  enough = limit,
+): Promise<RankedMessage[][]> {
+  const empty = phrasings.map(() => [] as RankedMessage[]);
+  if (scope.channelIds.length === 0 || limit <= 0) return empty;
   const stats = await scopeStatistics(db, scope.channelIds);
-  if (stats.messages === 0) return [];
-  const expanded = await expandWords(db, terms.words);
-  const words: WordTerm[] = terms.words
-    .map((word) => expanded.get(word) ?? [])
-    .filter((lexemes) => lexemes.length > 0)
-    .map((lexemes) => {
-      const share = Math.max(0, ...lexemes.map((lexeme) => stats.lexemeShares.get(lexeme) ?? 0));
-      return share >= COMMON_SHARE ? { lexemes, estimatedDf: Math.max(1, share * stats.messages) } : { lexemes };
-    });
-  if (words.length === 0 && terms.bigrams.length === 0) return [];
-  const run = async (candidates?: string) => {
-    const query = messageRankingQuery(scope, words, terms.bigrams, limit, stats, candidates);
-    // The planner prices a tsquery match far below what it costs and reads the whole table once a few percent of it
-    // match; the GIN index is always the cheaper way to the matching messages.
-    const result = await db.transaction(async (tx) => {
-      await tx.execute(sql`set local enable_seqscan = off`);
-      return tx.execute(query);
-    });
-    return rowsOf<{ channel_id: string; ts: string; score: number | string }>(result).map((row) => ({ channelId: row.channel_id, ts: row.ts, score: Number(row.score) }));
-  };
-  const candidates = candidateQuery(words);
-  if (candidates === undefined) return run();
-  const ranked = await run(candidates);
-  // Too few messages hold a rare word or two common ones: every message holding any word is ranked after all.
-  return ranked.length >= limit ? ranked : run();
+  if (stats.messages === 0) return empty;
+  const expanded = await expandWords(db, [...new Set(phrasings.flatMap((terms) => terms.words))]);
+  const toWords = (terms: QueryTerms): WordTerm[] =>
+    terms.words
+      .map((word) => expanded.get(word) ?? [])
+      .filter((lexemes) => lexemes.length > 0)
+      .map((lexemes) => {
+        const share = Math.max(0, ...lexemes.map((lexeme) => stats.lexemeShares.get(lexeme) ?? 0));
+        return share >= COMMON_SHARE ? { lexemes, estimatedDf: Math.max(1, share * stats.messages) } : { lexemes };
+      });
+  // The planner prices a tsquery match far below what it costs and reads the whole table once a few percent of it
+  // match; the GIN index is always the cheaper way to the matching messages.
+  return db.transaction(async (tx) => {
+    const t = tx as unknown as Database;
+    await t.execute(sql`set local enable_seqscan = off`);
+    const lists: RankedMessage[][] = [];
+    for (const terms of phrasings) {
+      const words = toWords(terms);
+      if (words.length === 0 && terms.bigrams.length === 0) {
+        lists.push([]);
+        continue;
+      }
+      const run = async (candidates?: string) =>
+        rowsOf<{ channel_id: string; ts: string; score: number | string }>(await t.execute(messageRankingQuery(scope, words, terms.bigrams, limit, stats, candidates))).map(
+          (row) => ({ channelId: row.channel_id, ts: row.ts, score: Number(row.score) }),
+        );
+      const candidates = candidateQuery(words);
+      const ranked = candidates === undefined ? await run() : await run(candidates);
+      // Too few messages hold a rare word or two common ones: every message holding any word is ranked after all.
+      lists.push(candidates !== undefined && ranked.length < Math.min(enough, limit) ? await run() : ranked);
+    }
+    return lists;
+  });
 }
 
 /**

@@ -15,7 +15,7 @@ import { selectSnippet } from '../search/select-snippet';
 import { describeTextLanguage } from '../text/language';
 import { channelLabel, findReadableChannel, readableChannels, type Asker, type ReadableChannel } from './access';
 import type { KnowledgeDirectory } from './directory';
-import { rankMessages, type MessageScope } from './rank-messages';
+import { rankMessagesForPhrasings, type MessageScope } from './rank-messages';
 import { tsToDate } from './message-text';
 
 export interface MessageSearchRequest {
@@ -85,8 +85,7 @@ export async function searchMessages(db: Database, directory: KnowledgeDirectory
   const scopeName = channels.length === 1 && request.channel ? channelLabel(channels[0]!) : 'the channels you can read';
 
   const fused = parsed.length > 1;
-  const lists = [];
-  for (const { terms } of parsed) lists.push(await rankMessages(db, scope, terms, fused ? CANDIDATES : request.limit));
+  const lists = await rankMessagesForPhrasings(db, scope, parsed.map((q) => q.terms), fused ? CANDIDATES : request.limit, request.limit);
   request.signal?.throwIfAborted();
   const ranked = fused ? fuseByKey(lists, request.limit) : lists[0]!.slice(0, request.limit);
   if (ranked.length === 0) return { kind: 'hits', hits: [], scope: scopeName };
