@@ -11,6 +11,7 @@ const tiers = [
   ['conversation', 'context'], // pure: Slack messages → turns; turns + files + skills → the model's request
   ['agent'], // the function-calling loop
   ['tools'], // what the model can call: one file per tool, each leading down to its implementation
+  ['knowledge'], // beyond the thread: the index of channel messages, who may read them, memories
   ['files'], // the thread's files: ids, sources, access, cache, preloads, images
   ['search', 'charts'], // a query → the best passages of a document; a result → a chart or a Slack table
   ['documents', 'tables'], // bytes → an extracted document: formats, OCR, the worker pool; SQL over a data file (DuckDB)

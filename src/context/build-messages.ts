@@ -53,6 +53,7 @@ export function buildModelMessages(input: ContextInput): BuiltContext {
       channelSettings: input.channelSettings?.applied,
       skills: input.skills,
       filesBlock,
+      memoriesBlock: input.memoriesBlock,
       shownImages: images,
       imageNotes: input.imageNotes ?? [],
     });

@@ -13,6 +13,7 @@ export { runBudget, toolResultLimit, retryTokenLimit } from './run-budget';
 export { trimRequestForRetry } from './trim-request-for-retry';
 export { countImageTokens } from './image-tokens';
 export { renderFilesBlock, type FilesBlockOptions } from './files-block';
+export { renderMemoriesBlock, rankMemories, type MemoriesBlockOptions, type MemoryForPrompt } from './memories-block';
 export { renderSystemPrompt } from './system-prompt';
 export type {
   BuiltContext,

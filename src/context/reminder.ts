@@ -17,6 +17,8 @@ export interface ReminderParts {
   skills: readonly SkillSummary[];
   /** The rendered files block (renderFilesBlock). */
   filesBlock: string;
+  /** The rendered memories block (renderMemoriesBlock), if any. */
+  memoriesBlock?: string;
   shownImages: readonly CurrentImage[];
   imageNotes: readonly string[];
 }
@@ -29,6 +31,7 @@ export function renderReminder(parts: ReminderParts): string {
     ...describeChannelSettings(parts.channelSettings),
     renderSkillsIndex(parts.skills),
     parts.filesBlock,
+    ...(parts.memoriesBlock ? [parts.memoriesBlock] : []),
   ];
   if (parts.shownImages.length > 0) {
     const names = parts.shownImages.map((i) => `${escapeInline(i.fileId)} "${escapeInline(i.name)}"`);

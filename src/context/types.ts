@@ -66,6 +66,11 @@ export interface ContextInput {
    * approximate token size in the current file list so the model can choose between load_file and peek_file.
    */
   textLengths?: ReadonlyMap<string, number>;
+  /**
+   * The memories this request carries (renderMemoriesBlock: the channel's and the asker's own, fitted to a budget),
+   * placed right after the files block; absent or '' → no memories block.
+   */
+  memoriesBlock?: string;
 }
 
 export interface ContextReport {

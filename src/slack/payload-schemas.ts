@@ -59,6 +59,9 @@ const reactionAdded = z.looseObject({
 
 const fileDeleted = z.looseObject({ type: z.literal('file_deleted'), file_id: id });
 
+/** Someone joined or left a conversation: who may read it changes (knowledge/directory.ts). */
+const membershipEvent = z.looseObject({ type: z.enum(['member_joined_channel', 'member_left_channel']), user: id, channel: id });
+
 const appHomeOpened = z.looseObject({ type: z.literal('app_home_opened'), user: id, tab: z.string().optional() });
 
 /** Agent view (agent-view.ts): the thread's user and, when Slack sends it, the channel the user is looking at. */
@@ -95,6 +98,9 @@ const eventSchemaFor = (event: Record<string, unknown>): z.ZodType | undefined =
       return assistantThreadEvent;
     case 'app_context_changed':
       return appContextChanged;
+    case 'member_joined_channel':
+    case 'member_left_channel':
+      return membershipEvent;
     default:
       return undefined;
   }

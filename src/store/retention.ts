@@ -12,6 +12,7 @@ import {
   chunks,
   documents,
   imageDescriptions,
+  indexedMessages,
   reactionTriggerClaims,
   runs,
   runSteps,
@@ -29,6 +30,8 @@ export interface SweepCounts {
   stepPayloads: number;
   threadFiles: number;
   cachedMessages: number;
+  /** Channel messages of the search index (knowledge/), by when they were posted. */
+  indexedMessages: number;
 }
 
 /** Removes derived content older than `days` days. Run totals are kept. */
@@ -76,12 +79,16 @@ export async function sweepExpiredContent(db: Database, days: number): Promise<S
     await t.delete(reactionTriggerClaims).where(lt(reactionTriggerClaims.claimedAt, cutoff));
     await t.delete(userAppContext).where(lt(userAppContext.updatedAt, cutoff));
     await t.delete(spendLimitOverrides).where(lt(spendLimitOverrides.createdAt, cutoff));
+    // The channel messages search_messages and read_channel read: posted before the window, they go (a deleted
+    // message's blank row too). Memories stay: people asked for them to be kept, and forget removes them.
+    const indexed = await t.delete(indexedMessages).where(lt(indexedMessages.postedAt, cutoff)).returning({ ts: indexedMessages.ts });
     return {
       documents: expiredDocuments.length,
       imageDescriptions: described.length,
       stepPayloads: steps.length,
       threadFiles: files.length,
       cachedMessages: messages.length,
+      indexedMessages: indexed.length,
     };
   });
 }

@@ -631,3 +631,77 @@ export const oauthSignIns = pgTable(
     index('oauth_sign_ins_person_idx').on(t.teamId, t.userId, t.server),
   ],
 );
+
+/**
+ * Channels whose messages threadwise keeps for search_messages and read_channel (knowledge/): the name to show, the
+ * kind Slack gave, and when the last backfill ran. Who may read a channel is decided when a search runs, never here.
+ */
+export const knowledgeChannels = pgTable('knowledge_channels', {
+  channelId: text('channel_id').primaryKey(),
+  teamId: text('team_id').notNull(),
+  name: text('name'),
+  /** channel | group | im | mpim, as Slack's message events say (channel_type). */
+  kind: text('kind'),
+  backfilledAt: timestamp('backfilled_at', { withTimezone: true }),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Messages of the channels threadwise is a member of, from message events and a bounded backfill, with their
+ * full-text vectors analysed as search_file's chunks are (language, stemming, CJK bigrams). An edit rewrites the
+ * row; a deletion blanks it and keeps only the key, so a late event or backfill page cannot bring it back. Swept
+ * after RETENTION_DAYS by the time it was posted.
+ */
+export const indexedMessages = pgTable(
+  'indexed_messages',
+  {
+    channelId: text('channel_id').notNull(),
+    ts: text('ts').notNull(),
+    teamId: text('team_id').notNull(),
+    /** The thread's parent ts for a reply; null for a message outside any thread (a parent has its own ts). */
+    threadTs: text('thread_ts'),
+    userId: text('user_id'),
+    text: text('text').notNull(),
+    edited: boolean('edited').notNull().default(false),
+    deleted: boolean('deleted').notNull().default(false),
+    /** The ts as a time: date filters, ordering and retention. */
+    postedAt: timestamp('posted_at', { withTimezone: true }).notNull(),
+    /** Words in the text, for BM25's length normalisation. */
+    tokens: integer('tokens').notNull(),
+    tsv: tsvector('tsv').notNull(),
+    cjkTsv: tsvector('cjk_tsv'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.channelId, t.ts] }),
+    // fastupdate off: a pending list (what fastupdate queues inserts in) is read in full by every search until a
+    // vacuum merges it, and PGlite runs no autovacuum; messages arrive one by one, so direct updates cost little.
+    index('indexed_messages_tsv_idx').using('gin', t.tsv).with({ fastupdate: false }),
+    index('indexed_messages_cjk_tsv_idx').using('gin', t.cjkTsv).with({ fastupdate: false }),
+    index('indexed_messages_channel_posted_idx').on(t.channelId, t.postedAt),
+    index('indexed_messages_thread_idx').on(t.channelId, t.threadTs),
+    index('indexed_messages_posted_idx').on(t.postedAt),
+  ],
+);
+
+/**
+ * What people asked threadwise to remember (remember / forget): for a channel (every request there carries it) or for
+ * its author only. Small on purpose (the tool caps the text); kept until someone forgets it.
+ */
+export const memories = pgTable(
+  'memories',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    teamId: text('team_id').notNull(),
+    scope: text('scope', { enum: ['channel', 'personal'] }).notNull(),
+    /** Where it was saved: a channel memory belongs to this channel. */
+    channelId: text('channel_id').notNull(),
+    authorId: text('author_id').notNull(),
+    text: text('text').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('memories_channel_idx').on(t.teamId, t.channelId, t.createdAt),
+    index('memories_author_idx').on(t.teamId, t.authorId, t.createdAt),
+  ],
+);

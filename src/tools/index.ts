@@ -19,3 +19,4 @@ export function createDefaultTools(): ToolRegistry {
 
 export { createToolRegistry, type ToolRegistry };
 export type { SkillReader, SubAgentRunner, Tool, ToolContext } from './tool';
+export { createKnowledgeTools, type KnowledgeRequest, type KnowledgeToolDeps } from './knowledge-tools';

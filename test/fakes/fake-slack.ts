@@ -80,6 +80,8 @@ export interface FakeSlack {
   botName: string;
   addUser(user: FakeUser): void;
   addChannel(channel: FakeChannel): void;
+  /** Replaces a channel's members (conversations.members; the bot is always one). */
+  setMembers(channel: string, members: string[]): void;
   /** Seeds a message (thread parent or reply). ts auto-generated if absent (monotonic, "1700000000.000100" style). */
   addMessage(channel: string, message: AddMessageInput): StoredMessage;
   /**
@@ -264,7 +266,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       is_group: false,
       is_im: isIm,
       is_mpim: false,
-      is_private: isIm,
+      is_private: isIm || (channel.isPrivate ?? false),
       created: 1_700_000_000,
       is_archived: false,
       is_general: false,
@@ -367,6 +369,17 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
         has_more: page.hasMore,
         ...(page.nextCursor ? { response_metadata: { next_cursor: page.nextCursor } } : {}),
       });
+    },
+
+    'conversations.members': (args) => {
+      const channel = str(args.channel);
+      if (!channel || !store.hasChannel(channel)) return fail('channel_not_found');
+      const all = [botUserId, ...(store.channelInfo(channel)?.members ?? [])].filter((m, i, list) => list.indexOf(m) === i);
+      const limit = Math.min(int(args.limit, 100), fake.maxPageSize);
+      const start = str(args.cursor) ? Number(Buffer.from(str(args.cursor)!, 'base64').toString('utf8').replace('member:', '')) : 0;
+      if (!Number.isInteger(start) || start < 0) return fail('invalid_cursor');
+      const next = start + limit < all.length ? Buffer.from(`member:${start + limit}`).toString('base64') : '';
+      return ok({ members: all.slice(start, start + limit), response_metadata: { next_cursor: next } });
     },
 
     'conversations.history': (args) => {
@@ -664,6 +677,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     addUser(user) {
       users.set(user.id, { ...user });
+    },
+    setMembers(channel, members) {
+      const info = store.channelInfo(channel);
+      if (!info) throw new Error(`fake-slack: no channel ${channel}`);
+      info.members = [...members];
     },
     addChannel(channel) {
       store.addChannel(channel);

@@ -92,6 +92,10 @@ export interface FakeChannel {
   name: string;
   purpose?: string;
   isIm?: boolean;
+  /** A private channel (conversations.info is_private: true). */
+  isPrivate?: boolean;
+  /** conversations.members; default: nobody but the bot. */
+  members?: string[];
 }
 
 export type FileAccess = 'ok' | 'html_login' | 'deleted' | 'external' | 'tombstone';
