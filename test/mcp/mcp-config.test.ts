@@ -88,6 +88,18 @@ describe('parseMcpConfig', () => {
     expect(parsed({ mcpServers: {} }).servers).toEqual([]);
   });
 
+  it('reads trustAnnotations: off unless set to true, and only true or false', () => {
+    const config = parsed({ mcpServers: { fs: { command: 'npx', trustAnnotations: true }, memory: { command: 'npx' }, off: { command: 'npx', trustAnnotations: false } } });
+    expect(config.servers.map((s) => [s.name, s.trustAnnotations])).toEqual([
+      ['fs', true],
+      ['memory', undefined],
+      ['off', undefined],
+    ]);
+    expect(problems({ mcpServers: { fs: { command: 'npx', trustAnnotations: 'yes' } } })).toEqual([
+      'mcp.json: server "fs": "trustAnnotations" must be true (tools the server marks read-only run without asking) or false (got "yes")',
+    ]);
+  });
+
   it('names the variable and the server when a variable is not set', () => {
     expect(problems({ mcpServers: { jira: { url: 'https://x.example/mcp', headers: { Authorization: 'Bearer ${JIRA_TOKN}' } } } })).toEqual([
       'mcp.json: server "jira" uses ${JIRA_TOKN}, but JIRA_TOKN is not set; set it in the environment, or write ${NAME:-default} for a default',
