@@ -147,7 +147,7 @@ describe('parseMcpConfig', () => {
 
   it('refuses unknown settings and suggests the one meant', () => {
     expect(problems({ mcpServers: { jira: { url: 'https://a.example/mcp', autoAprove: ['x'], disabledtools: ['y'], colour: 'red' } } })).toEqual([
-      'mcp.json: server "jira": unknown setting "autoAprove"; did you mean "autoApprove"?; unknown setting "disabledtools"; did you mean "disabledTools"?; unknown setting "colour"; known settings are "type", "url", "headers", "command", "args", "env", "cwd", "disabled", "approval", "autoApprove", "disabledTools", "channels", "timeoutSeconds"',
+      'mcp.json: server "jira": unknown setting "autoAprove"; did you mean "autoApprove"?; unknown setting "disabledtools"; did you mean "disabledTools"?; unknown setting "colour"; known settings are "type", "url", "headers", "command", "args", "env", "cwd", "disabled", "approval", "autoApprove", "trustAnnotations", "disabledTools", "channels", "timeoutSeconds"',
     ]);
   });
 
