@@ -208,13 +208,14 @@ describe('a server that fails', () => {
 });
 
 describe('/ask tools', () => {
-  it('lists the server and marks which tools ask for approval', async () => {
+  it('lists the server and marks which tools ask for approval, and names the server that is down with its URL', async () => {
     await h.ask({ text: 'tools' });
     await h.slack.waitFor(() => h.responses.length > 0, 10_000);
     const text = String(h.responses.at(-1)?.text);
-    expect(text).toContain('*tracker*');
+    expect(text).toContain('*tracker* — connected: 3 tools');
     expect(text).toMatch(/`create_issue` — _asks for approval first_/);
     expect(text).toMatch(/`get_issue`: /);
+    expect(text).toMatch(/\*gone\* — :warning: down since <!date\^\d+\^[^>]+>: connection refused \(`http:\/\/127\.0\.0\.1:\d+\/mcp`\); next try <!date/);
   });
 });
 
