@@ -53,7 +53,8 @@ export function createSearchToolsTool(hidden: SearchableTool[], onFound: (found:
         parameters: entry.parameters,
         ...(entry.needsApproval ? { asksForApproval: true } : {}),
       }));
-      return `${found.length} tool${found.length === 1 ? '' : 's'} for "${query}", best first; call them by name now:\n${JSON.stringify(listed, null, 1)}`;
+      // A JSON list, one tool a line: compact, and still easy to read.
+      return `${found.length} tool${found.length === 1 ? '' : 's'} for "${query}", best first; call them by name now:\n[\n${listed.map((tool) => JSON.stringify(tool)).join(',\n')}\n]`;
     },
   };
 }
