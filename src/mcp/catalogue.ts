@@ -137,7 +137,7 @@ function describe(description: unknown, label: string, server: string): string {
 }
 
 /** MCP's annotations: read-only means no side effects; a tool that also says destructive is taken at its word. */
-export function isReadOnlyClaim(hints: McpToolHints): boolean {
+function isReadOnlyClaim(hints: McpToolHints): boolean {
   return hints.readOnly === true && hints.destructive !== true;
 }
 

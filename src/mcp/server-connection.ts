@@ -397,7 +397,7 @@ async function closeOpened({ client, transport }: OpenedClient, endSession: bool
 
 const MAX_TARGET_CHARS = 200;
 
-export function describeTarget(config: McpServerConfig, redact: (text: string) => string): string {
+function describeTarget(config: McpServerConfig, redact: (text: string) => string): string {
   const { transport } = config;
   const text =
     transport.kind === 'http'

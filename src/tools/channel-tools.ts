@@ -25,7 +25,7 @@ export interface ToolBudget {
   maxSchemaTokens: number;
 }
 
-export const DEFAULT_TOOL_BUDGET: ToolBudget = { maxTools: 20, maxSchemaTokens: 6_000 };
+const DEFAULT_TOOL_BUDGET: ToolBudget = { maxTools: 20, maxSchemaTokens: 6_000 };
 
 /** For `/ask tools` and App Home: every tool the channel may use, and every server it may use with its state. */
 export interface ToolOverview {
