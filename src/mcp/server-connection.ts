@@ -397,15 +397,38 @@ async function closeOpened({ client, transport }: OpenedClient, endSession: bool
 
 const MAX_TARGET_CHARS = 200;
 
+/**
+ * The command line or URL as a person recognises it from mcp.json, safe to show in a log or in Slack (`/ask tools`):
+ * configured secrets redacted, a URL without its credentials or query, and arguments that look like credentials
+ * (`--token=…`, the value after `--api-key`, a long random string) elided — mcp.json may hold secrets written in
+ * place rather than as ${VAR}.
+ */
 function describeTarget(config: McpServerConfig, redact: (text: string) => string): string {
   const { transport } = config;
-  const text =
-    transport.kind === 'http'
-      ? transport.url
-      : [transport.command, ...transport.args].map((part) => (/[\s"']/.test(part) || part === '' ? JSON.stringify(part) : part)).join(' ');
+  let text: string;
+  if (transport.kind === 'http') {
+    try {
+      const url = new URL(transport.url);
+      text = `${url.origin}${url.pathname}${url.search ? '?…' : ''}`;
+    } catch {
+      text = 'the configured URL';
+    }
+  } else {
+    const args = transport.args.map((arg, i) => {
+      if (SECRET_FLAG.test(transport.args[i - 1] ?? '') && !arg.startsWith('-') && !(transport.args[i - 1] ?? '').includes('=')) return '…';
+      const assigned = /^(-{0,2}[\w.-]+)=(.+)$/.exec(arg);
+      if (assigned && SECRET_NAME.test(assigned[1]!)) return `${assigned[1]}=…`;
+      if (/^[A-Za-z0-9_-]{24,}$/.test(arg) && /\d/.test(arg) && /[A-Za-z]/.test(arg)) return '…';
+      return /[\s"']/.test(arg) || arg === '' ? JSON.stringify(arg) : arg;
+    });
+    text = [transport.command, ...args].join(' ');
+  }
   const redacted = redact(text);
   return redacted.length > MAX_TARGET_CHARS ? `${redacted.slice(0, MAX_TARGET_CHARS - 1)}…` : redacted;
 }
+
+const SECRET_NAME = /token|key|secret|passw|auth|cred|cookie|session/i;
+const SECRET_FLAG = /^-{1,2}[\w-]*(token|key|secret|passw|auth|cred|cookie|session)[\w-]*$/i;
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;

@@ -38,7 +38,7 @@ export function createSearchToolsTool(hidden: SearchableTool[], onFound: (found:
       'Call it with a few words for what you need before saying a tool is missing; it returns the best-matching tools with their parameters, and you can call them by name right after.',
     ].join(' '),
     parameters,
-    describeProgress: ({ query }) => `looking for a tool to ${query}…`,
+    describeProgress: ({ query }) => `looking for a tool: ${query}…`,
     async execute({ query, limit }, context) {
       const found = rank(index, query).slice(0, limit ?? DEFAULT_LIMIT);
       context.recordActivity(`searched tools for "${query}"`);

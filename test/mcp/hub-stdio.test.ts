@@ -12,7 +12,7 @@ import { createMcpHub, isMcpToolFailure, type McpHub, type McpHubOptions } from 
 import type { McpServerConfig } from '../../src/mcp';
 import { fakeStdioServer } from '../fakes/mcp/stdio-command';
 import { FILES_READ_ONLY_TOOLS } from '../fakes/mcp/files';
-import { FAST_RETRY, memoryLogger, serverEntry } from './support';
+import { closedPort, FAST_RETRY, httpTransport, memoryLogger, serverEntry } from './support';
 
 let dir: string;
 let hubs: McpHub[] = [];
@@ -251,5 +251,22 @@ describe('MCP over stdio', () => {
 
     // A trusted read runs at once; the write still waits for the caller's approval (needsApproval: true above).
     expect((await mcp.call('fs__read_text_file', { path: '/data/todo.txt' })).text).toContain('ship it');
+  });
+
+  it('names a server by its command or URL without the credentials mcp.json may hold in place', async () => {
+    const port = await closedPort();
+    const mcp = await hub([
+      serverEntry('cli', {
+        kind: 'stdio',
+        command: '/nonexistent/bin/mcp-server',
+        args: ['--token', 'plain-token-value', '--api-key=abc', '--root', '/srv/my files', 'ghp_0123456789abcdefABCDEF0123'],
+        env: {},
+      }),
+      serverEntry('web', httpTransport(`http://user:pw-secret@127.0.0.1:${port}/mcp?key=abc123`)),
+    ]);
+    expect(mcp.health().servers.map((server) => server.target)).toEqual([
+      '/nonexistent/bin/mcp-server --token … --api-key=… --root "/srv/my files" …',
+      `http://127.0.0.1:${port}/mcp?…`,
+    ]);
   });
 });
