@@ -33,8 +33,9 @@ beforeAll(async () => {
     JSON.stringify({
       mcpServers: {
         tracker: { url: tracker.url, headers: { Authorization: 'Bearer ${TRACKER_TOKEN}' }, autoApprove: ['search_issues', 'get_issue'] },
-        // Over stdio, with every kind of malformed schema: the fake model refuses a request whose tools OpenAI would
-        // refuse, so every answer below also proves the cleaned schemas are valid.
+        // Over stdio, with every kind of malformed schema. With the tracker that makes 25 tools, past the budget of 20:
+        // requests carry search_tools instead, and calls by name still reach the servers (the cleaned schemas are
+        // checked against the fake model's rules in hub-http.test.ts).
         odd: { command: oddServer.command, args: oddServer.args, approval: 'auto' },
         // Nothing listens here: down at start, retried in the background, named in /healthz.
         gone: { url: `http://127.0.0.1:${await closedPort()}/mcp` },
