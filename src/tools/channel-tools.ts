@@ -128,32 +128,33 @@ export function schemaTokens(tool: { name: string; description: string; paramete
 
 /**
  * One run's tools: those offered up front, search_tools, and what it found (offered from the next model call on).
- * Every tool the channel may use is callable by name, found or not, so a call waiting for approval still resolves
- * when the run resumes with fresh tools.
+ * Every tool the channel may use is callable by name, found or not, and is offered from then on: a run resumed after
+ * an approval gets fresh tools, and its waiting call still resolves.
  */
 function createRunTools(builtIn: ToolRegistry, upFront: Tool[], hidden: SearchableTool[]): ToolRegistry {
   const found = new Map<string, Tool>();
   const tools = [...builtIn.names().map((name) => builtIn.get(name)!), ...upFront];
-  if (hidden.length > 0) {
-    tools.push(
-      createSearchToolsTool(hidden, (entries) => {
-        for (const entry of entries) {
-          found.delete(entry.tool.name);
-          found.set(entry.tool.name, entry.tool);
-        }
-        // The request may carry at most OPENAI_TOOL_LIMIT tools: the earliest found leave the list (still callable).
-        for (const name of found.keys()) {
-          if (tools.length + found.size <= OPENAI_TOOL_LIMIT) break;
-          found.delete(name);
-        }
-      }),
-    );
-  }
+  const offer = (tool: Tool) => {
+    found.delete(tool.name);
+    found.set(tool.name, tool);
+    // The request may carry at most OPENAI_TOOL_LIMIT tools: the earliest found leave the list (still callable).
+    for (const name of found.keys()) {
+      if (tools.length + found.size <= OPENAI_TOOL_LIMIT) break;
+      found.delete(name);
+    }
+  };
+  if (hidden.length > 0) tools.push(createSearchToolsTool(hidden, (entries) => entries.forEach((entry) => offer(entry.tool))));
   const base = createToolRegistry(tools);
   const callable = new Map(hidden.map((entry) => [entry.tool.name, entry.tool]));
   return {
     specs: () => (found.size === 0 ? base.specs() : [...base.specs(), ...[...found.values()].map(specOf)]),
-    get: (name) => base.get(name) ?? callable.get(name),
+    get: (name) => {
+      const own = base.get(name);
+      if (own) return own;
+      const other = callable.get(name);
+      if (other && !found.has(name)) offer(other);
+      return other;
+    },
     names: () => [...base.names(), ...found.keys()],
   };
 }

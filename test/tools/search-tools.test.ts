@@ -101,10 +101,12 @@ describe('createChannelTools past the budget', () => {
 
   it('keeps every tool the channel may use callable by name, found or not (a call parked for approval resumes with fresh tools)', () => {
     const registry = createChannelTools(builtInTools(), hub)('C_OTHER');
+    expect(registry.specs().map((spec) => spec.name)).toEqual([...builtIn, 'search_tools']);
     expect(registry.get('fs__write_file')?.approval?.({ path: '/x', content: 'y' })).toMatchObject({ server: 'fs', action: 'write_file' });
     expect(registry.get('memory__read_graph')).toBeDefined();
     expect(registry.get('tracker__create_issue')).toBeUndefined();
-    expect(registry.specs().map((spec) => spec.name)).not.toContain('fs__write_file');
+    // Called by name, it is offered from then on, as if found.
+    expect(registry.specs().map((spec) => spec.name)).toEqual([...builtIn, 'search_tools', 'fs__write_file', 'memory__read_graph']);
   });
 
   it('offers the servers chosen for the channel up front: by mcp.json’s channels, or all of them when the channel’s settings name them', () => {
