@@ -1,6 +1,7 @@
 /**
  * Context figures: what the first request costs with every corpus file attached (metadata + bounded preloads)
- * against stuffing every file's full text in, and how fast a 300-message thread with 50 files builds.
+ * against stuffing every file's full text in, how fast a 300-message thread with 50 files builds, and what the
+ * tool schemas of two ordinary MCP servers cost every request (all offered, against search_tools past the budget).
  */
 import { corpusDir } from '../test/support/corpus';
 import { readdir, readFile, stat } from 'node:fs/promises';
@@ -10,6 +11,13 @@ import type { ThreadFile } from '../src/core/thread-file';
 import { buildModelMessages, countTokens, type ContextInput } from '../src/context';
 import { makeSyntheticThread } from '../test/context/synthetic-thread';
 import { messageOf } from '../src/core/errors';
+import { createMcpHub } from '../src/mcp';
+import { builtInTools } from '../src/tools';
+import { createChannelTools } from '../src/tools/channel-tools';
+import { createLogger } from '../src/logging/logger';
+import { startMcpHttpHost } from '../test/fakes/mcp/http-host';
+import { buildFilesServer, createFilesState } from '../test/fakes/mcp/files';
+import { buildMemoryServer } from '../test/fakes/mcp/memory';
 
 const CORPUS = corpusDir;
 const MODEL = 'gpt-5-mini';
@@ -28,7 +36,7 @@ const MIME: Record<string, string> = {
 export const contextSuite: BenchSuite = {
   name: 'context',
   async run() {
-    return [...(await measureCorpus()), ...measureLongThread()];
+    return [...(await measureCorpus()), ...measureLongThread(), ...(await measureMcpToolTokens())];
   },
 };
 
@@ -132,6 +140,53 @@ function measureLongThread(): BenchFigure[] {
     { key: 'context.tokens_300_messages_32k_window', value: tight.report.totalTokens, unit: 'tokens', target: `≤ ${tight.report.availableTokens}`, note: `32k window: ${tight.report.droppedTurns} oldest turns dropped with a note` },
     { key: 'context.newest_turns_intact_300_messages', value: intact ? 1 : 0, unit: '', target: '1', note: 'last 10 turns verbatim under the 32k window' },
   ];
+}
+
+/**
+ * Two MCP servers enabled in a channel — shaped like the official filesystem (14 tools) and memory (9 tools)
+ * servers, served over HTTP on loopback — and the tool schemas a request carries for them: every one (as before
+ * issue 32), against what is offered now (search_tools; found tools join only the run that searched).
+ */
+export async function measureMcpToolTokens(): Promise<BenchFigure[]> {
+  const hosts = await Promise.all([startMcpHttpHost({ createServer: () => buildFilesServer(createFilesState()) }), startMcpHttpHost({ createServer: () => buildMemoryServer() })]);
+  const hub = await createMcpHub(
+    {
+      servers: [
+        { name: 'fs', transport: { kind: 'http', url: hosts[0].url, headers: {}, sseOnly: false }, approval: 'ask', autoApprove: [], disabledTools: [], timeoutMs: 60_000 },
+        { name: 'memory', transport: { kind: 'http', url: hosts[1].url, headers: {}, sseOnly: false }, approval: 'ask', autoApprove: [], disabledTools: [], timeoutMs: 60_000 },
+      ],
+      secrets: [],
+    },
+    { logger: createLogger({ level: 'error', write: () => {} }), startWaitMs: 30_000 },
+  );
+  try {
+    const builtIn = new Set(builtInTools().map((tool) => tool.name));
+    const mcpTools = hub.tools('C1');
+    const allSpecs = mcpTools.map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.parameters } }));
+    const registry = createChannelTools(builtInTools(), hub)('C1');
+    const offered = registry.specs().filter((spec) => !builtIn.has(spec.name)).map((spec) => ({ type: 'function', function: spec }));
+    const before = countTokens(JSON.stringify(allSpecs), MODEL);
+    const after = countTokens(JSON.stringify(offered), MODEL);
+    // One search in a run: its result (5 tools with their parameters) and their schemas in that run's next requests.
+    const search = registry.get('search_tools');
+    const found = search ? await search.execute({ query: 'write a file' }, { recordActivity: () => {} } as never) : '';
+    const grown = registry.specs().filter((spec) => !builtIn.has(spec.name)).map((spec) => ({ type: 'function', function: spec }));
+    const bytes = (value: unknown) => `${(Buffer.byteLength(JSON.stringify(value)) / 1024).toFixed(1)} KB`;
+    return [
+      {
+        key: 'context.mcp_tool_tokens', value: after, unit: 'tokens', target: '< 1000',
+        note: `two servers enabled (fs 14 + memory 9 tools, as the official filesystem and memory servers): ${offered.map((s) => s.function.name).join(', ')} (${bytes(offered)}) offered in every request, the rest found by search; before: ${before} tokens (${bytes(allSpecs)})`,
+      },
+      { key: 'context.mcp_tool_tokens_all_offered', value: before, unit: 'tokens', note: `the same ${mcpTools.length} tools all offered in every request, as before search_tools (${bytes(allSpecs)})` },
+      {
+        key: 'context.mcp_tool_tokens_after_one_search', value: countTokens(JSON.stringify(grown), MODEL) + countTokens(found, MODEL), unit: 'tokens',
+        note: 'a run that searched once ("write a file"): the result it read plus the 5 found tools offered in its later requests',
+      },
+    ];
+  } finally {
+    await hub.close();
+    await Promise.all(hosts.map((host) => host.close()));
+  }
 }
 
 function time(run: () => unknown): number {

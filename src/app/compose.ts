@@ -25,7 +25,7 @@ import type { RetryingOptions } from '../agent/retrying-chat-model';
 import { contextWindowFor } from '../config/models';
 import { agentSettings } from './agent-settings';
 import { createChannelModels } from './channel-models';
-import { createChannelTools } from './channel-tools';
+import { createChannelTools } from '../tools/channel-tools';
 import { openConfiguredDatabase, type DatabaseChoice } from './database/open-configured-database';
 import { createFileSearch } from './file-search';
 import { StartupError } from './startup-error';

@@ -19,7 +19,7 @@ import { createLocalEdge } from '../terminal/local-edge';
 import { createLocalFileSource } from '../terminal/local-file-source';
 import type { LocalAgent } from '../terminal/local-agent';
 import type { RetryingOptions } from '../agent/retrying-chat-model';
-import { describeChannelTools } from './channel-tools';
+import { describeChannelTools } from '../tools/channel-tools';
 import { composeThreadwise, loadMcpServers, type RunExecutor } from './compose';
 
 export interface LocalOptions {
@@ -89,7 +89,7 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
     modelName: parts.model.name,
     maxFileBytes: config.files.maxFileBytes,
     skills: () => parts.skills.list(),
-    tools: () => describeChannelTools(parts.toolsFor('')),
+    tools: () => describeChannelTools(parts.toolsFor('')).tools,
     startConversation: (channelId, { approveNow = refuseApproval } = {}) =>
       edge.startConversation({ channelId, execute: executorFor(approveNow), prefetch }),
     close: () => closers.closeAll(),

@@ -1,7 +1,7 @@
 /**
  * A tool call that waits for a person's yes. The tool says what to show (ApprovalPrompt); a person decides
  * (ApprovalDecision); the run waits durably in between. Whether a call needs approval is the operator's
- * configuration, never the tool server's own claim.
+ * configuration; a tool server's own claim counts only where the operator said to trust it (trustAnnotations).
  */
 import type { SignInPrompt } from './sign-in';
 

@@ -1,8 +1,8 @@
 /**
  * The tools the model is offered, from what each server listed: named `<server>__<tool>`, schemas cleaned, disabled
- * tools removed, approval decided by the operator's configuration alone. A server's own hints (`readOnlyHint`,
- * `destructiveHint`) are carried for the approval message to show, never used to skip approval: a server is not
- * trusted to judge itself.
+ * tools removed, approval decided by the operator's configuration. A server's own hints (`readOnlyHint`,
+ * `destructiveHint`) are carried for the approval message to show; they skip approval only where the operator said
+ * to trust them (`trustAnnotations: true` for that server): by default a server is not trusted to judge itself.
  */
 import { cleanToolSchema } from './clean-schema';
 import type { McpServerConfig } from './mcp-config';
@@ -26,8 +26,12 @@ export interface McpTool {
   description: string;
   /** A function-parameters schema the model endpoint accepts. */
   parameters: Record<string, unknown>;
-  /** From mcp.json only: `approval` and `autoApprove`. */
+  /** From mcp.json: `approval` and `autoApprove` (and the server's read-only claim where `trustAnnotations` is on). */
   needsApproval: boolean;
+  /** Runs without asking only because the server marks it read-only and mcp.json trusts its annotations. */
+  approvedByAnnotation?: true;
+  /** The server is limited to named channels in mcp.json (`channels`): chosen for them specifically. */
+  channelScoped?: true;
   /** The server's claims, for display. */
   hints: McpToolHints;
 }
@@ -65,6 +69,9 @@ export function catalogueServerTools(server: McpServerConfig, listed: unknown[])
     if (changes.length > 0) repaired.push({ tool, changes });
     const annotations = isObject(entry.annotations) ? entry.annotations : {};
     const title = [entry.title, annotations.title].find((value): value is string => typeof value === 'string' && value !== '');
+    const hints = readHints(annotations);
+    const asks = server.approval === 'ask' && !autoApproved.has(tool);
+    const trusted = asks && server.trustAnnotations === true && isReadOnlyClaim(hints);
     return {
       name: names.get(tool)!,
       server: server.name,
@@ -72,8 +79,10 @@ export function catalogueServerTools(server: McpServerConfig, listed: unknown[])
       ...(title ? { title } : {}),
       description: describe(entry.description, title ?? tool, server.name),
       parameters: schema,
-      needsApproval: server.approval === 'ask' && !autoApproved.has(tool),
-      hints: readHints(annotations),
+      needsApproval: asks && !trusted,
+      ...(trusted ? { approvedByAnnotation: true as const } : {}),
+      ...(server.channels !== undefined ? { channelScoped: true as const } : {}),
+      hints,
     };
   });
   return {
@@ -125,6 +134,11 @@ function describe(description: unknown, label: string, server: string): string {
   const text = typeof description === 'string' ? description.trim() : '';
   if (!text) return `${label} (a tool of the MCP server "${server}"; it gave no description).`;
   return text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION - 1)}…` : text;
+}
+
+/** MCP's annotations: read-only means no side effects; a tool that also says destructive is taken at its word. */
+function isReadOnlyClaim(hints: McpToolHints): boolean {
+  return hints.readOnly === true && hints.destructive !== true;
 }
 
 function readHints(annotations: Record<string, unknown>): McpToolHints {

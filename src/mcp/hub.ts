@@ -17,10 +17,12 @@ export interface McpHubOptions {
   /** Per attempt to connect (and to list tools). Default 30 s: `npx -y` may download the server first. */
   connectTimeoutMs?: number;
   /**
-   * How long createMcpHub waits for the first attempts. A server still connecting then carries on in the
-   * background (state `connecting`) and its tools appear when it is ready. Default 10 s.
+   * How long createMcpHub waits for the first attempts, all servers together. A server still connecting then
+   * carries on in the background (state `connecting`) and its tools appear when it is ready. Default 2 s.
    */
   startWaitMs?: number;
+  /** A server still silent this long after start is named in one warning with its command or URL. Default 10 s. */
+  slowStartWarnMs?: number;
   retry?: Partial<RetryPolicy>;
   /** Default cap on a result's text, in characters. Default 40,000. */
   maxResultChars?: number;
@@ -58,7 +60,8 @@ const MAX_REMEMBERED_CUTS = 1_000;
 
 /**
  * Opens every server in parallel and resolves when each has connected or failed its first attempt — or after
- * `startWaitMs`, so one slow server cannot hold up start-up.
+ * `startWaitMs` (2 s by default, for all of them together), so a slow or hanging server cannot hold up start-up:
+ * it goes on connecting in the background, and is named in a warning if it stays silent.
  */
 export async function createMcpHub(config: McpConfig, options: McpHubOptions): Promise<McpHub> {
   const redact = createRedactor(config.secrets);
@@ -79,6 +82,7 @@ export async function createMcpHub(config: McpConfig, options: McpHubOptions): P
         redact,
         retry: { ...DEFAULT_RETRY, ...options.retry },
         connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+        slowStartWarnMs: options.slowStartWarnMs ?? 10_000,
         clientInfo: options.clientInfo ?? { name: 'threadwise', version: '0.1.0' },
         ...(options.closeGraceMs === undefined ? {} : { closeGraceMs: options.closeGraceMs }),
         onToolsChanged: () => rebuildIndex(),
@@ -104,7 +108,7 @@ export async function createMcpHub(config: McpConfig, options: McpHubOptions): P
   let startWait: NodeJS.Timeout | undefined;
   await Promise.race([
     Promise.all(connections.map((connection) => connection.start())),
-    new Promise((resolve) => (startWait = setTimeout(resolve, options.startWaitMs ?? 10_000))),
+    new Promise((resolve) => (startWait = setTimeout(resolve, options.startWaitMs ?? 2_000))),
   ]);
   clearTimeout(startWait);
   rebuildIndex();

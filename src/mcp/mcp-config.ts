@@ -27,6 +27,12 @@ export interface McpServerConfig {
   approval: 'ask' | 'auto';
   /** Tool names (as the server names them) that run without asking under `ask`. */
   autoApprove: string[];
+  /**
+   * `trustAnnotations: true`: under `ask`, a tool the server annotates `readOnlyHint: true` (and not
+   * `destructiveHint: true`) runs without asking, as if listed in autoApprove. Off unless set: annotations are the
+   * server's own claims.
+   */
+  trustAnnotations?: boolean;
   /** Tool names never offered to the model. */
   disabledTools: string[];
   /** Slack channel ids where this server's tools are offered; undefined = everywhere. */
@@ -79,6 +85,7 @@ const SETTINGS: Record<string, string> = {
   disabled: 'true or false',
   approval: '"ask" (every call waits for a person) or "auto" (calls run without asking)',
   autoApprove: 'a list of tool names',
+  trustAnnotations: 'true (tools the server marks read-only run without asking) or false',
   disabledTools: 'a list of tool names',
   channels: 'a list of Slack channel ids, e.g. ["C0123ABC"]',
   timeoutSeconds: 'a whole number of seconds from 1 to 3600',
@@ -102,6 +109,7 @@ const serverSchema = z.strictObject({
   disabled: z.boolean().optional(),
   approval: z.enum(['ask', 'auto']).optional(),
   autoApprove: toolNames.optional(),
+  trustAnnotations: z.boolean().optional(),
   disabledTools: toolNames.optional(),
   channels: z.array(z.string().regex(CHANNEL_ID)).optional(),
   timeoutSeconds: z.number().int().min(1).max(3600).optional(),
@@ -228,6 +236,7 @@ function buildServer(
     transport,
     approval: raw.approval ?? 'ask',
     autoApprove: raw.autoApprove ?? [],
+    ...(raw.trustAnnotations ? { trustAnnotations: true } : {}),
     disabledTools: raw.disabledTools ?? [],
     ...(raw.channels === undefined ? {} : { channels: raw.channels }),
     timeoutMs: (raw.timeoutSeconds ?? DEFAULT_MCP_TIMEOUT_SECONDS) * 1000,

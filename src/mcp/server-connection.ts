@@ -23,6 +23,8 @@ export interface ServerHealth {
   name: string;
   transport: TransportKind | 'http';
   state: ServerState;
+  /** What was configured: the command line of a stdio server, or the URL (configured secrets redacted). */
+  target: string;
   /** Tools offered (after disabledTools). */
   tools: number;
   /** Epoch ms the state began. */
@@ -48,6 +50,8 @@ export interface ConnectionDeps {
   connectTimeoutMs: number;
   clientInfo: { name: string; version: string };
   closeGraceMs?: number;
+  /** A server still silent this long after start gets one warning naming it and its command or URL. */
+  slowStartWarnMs: number;
   /** Redacts configured secrets from any text that leaves this module (errors, health, sentences). */
   redact: (text: string) => string;
   /** The tool list changed (connected, reconnected, or the server said so). */
@@ -94,9 +98,28 @@ export class ServerConnection {
     return this.catalogue;
   }
 
-  /** The first attempt; a failure is reported once and retried in the background, never thrown. */
+  /**
+   * The first attempt; a failure is reported once and retried in the background, never thrown. A server that has
+   * not answered after `slowStartWarnMs` is named in one warning, with its command or URL, while it keeps trying.
+   */
   async start(): Promise<void> {
-    await this.attempt('start');
+    const slow = setTimeout(() => {
+      if (this.state !== 'connecting') return;
+      this.logger.warn(
+        `MCP server "${this.config.name}" (${this.target}) has not answered in ${formatSeconds(this.deps.slowStartWarnMs)}; its tools will appear when it does`,
+      );
+    }, this.deps.slowStartWarnMs);
+    slow.unref();
+    try {
+      await this.attempt('start');
+    } finally {
+      clearTimeout(slow);
+    }
+  }
+
+  /** The command line or URL, as a person would recognise it in mcp.json (secrets redacted, long ones cut). */
+  get target(): string {
+    return describeTarget(this.config, this.deps.redact);
   }
 
   health(): ServerHealth {
@@ -104,6 +127,7 @@ export class ServerConnection {
       name: this.config.name,
       transport: this.opened?.kind ?? (this.config.transport.kind === 'stdio' ? 'stdio' : 'http'),
       state: this.state,
+      target: this.target,
       tools: this.catalogue.length,
       since: this.since,
       ...(this.lastError ? { lastError: this.lastError.reason, lastErrorAt: this.lastError.at } : {}),
@@ -262,8 +286,8 @@ export class ServerConnection {
       this.outageSince = this.deps.now();
       const first =
         reason === 'start'
-          ? `MCP server "${this.config.name}" cannot be reached at start: ${why}; its tools are offered once it answers, retrying in the background`
-          : `MCP server "${this.config.name}" is down: ${why}; its tools answer with an error until it is back, retrying in the background`;
+          ? `MCP server "${this.config.name}" (${this.target}) cannot be reached at start: ${why}; its tools are offered once it answers, retrying in the background`
+          : `MCP server "${this.config.name}" (${this.target}) is down: ${why}; its tools answer with an error until it is back, retrying in the background`;
       this.logger.warn(first, { reason: why });
     } else {
       this.logger.debug(`MCP server "${this.config.name}" still down`, { reason: why, attempt: this.attempts + 1 });
@@ -318,6 +342,12 @@ export class ServerConnection {
         repaired: catalogue.repaired.map(({ tool, changes }) => `${tool}: ${changes.join('; ')}`),
       });
     }
+    if (this.config.trustAnnotations) {
+      const trusted = catalogue.tools.filter((tool) => tool.approvedByAnnotation).map((tool) => tool.tool);
+      this.logger.info(
+        `MCP server "${this.config.name}": trustAnnotations lets ${trusted.length} tool(s) it marks read-only run without asking${trusted.length ? `: ${trusted.join(', ')}` : ''}`,
+      );
+    }
     if (catalogue.skipped.length > 0) {
       this.logger.warn(`MCP server "${this.config.name}" listed tools that cannot be offered: ${catalogue.skipped.join('; ')}`);
     }
@@ -363,4 +393,43 @@ async function closeOpened({ client, transport }: OpenedClient, endSession: bool
   }
   await client.close().catch(() => {});
   await transport.close().catch(() => {});
+}
+
+const MAX_TARGET_CHARS = 200;
+
+/**
+ * The command line or URL as a person recognises it from mcp.json, safe to show in a log or in Slack (`/ask tools`):
+ * configured secrets redacted, a URL without its credentials or query, and arguments that look like credentials
+ * (`--token=…`, the value after `--api-key`, a long random string) elided — mcp.json may hold secrets written in
+ * place rather than as ${VAR}.
+ */
+function describeTarget(config: McpServerConfig, redact: (text: string) => string): string {
+  const { transport } = config;
+  let text: string;
+  if (transport.kind === 'http') {
+    try {
+      const url = new URL(transport.url);
+      text = `${url.origin}${url.pathname}${url.search ? '?…' : ''}`;
+    } catch {
+      text = 'the configured URL';
+    }
+  } else {
+    const args = transport.args.map((arg, i) => {
+      if (SECRET_FLAG.test(transport.args[i - 1] ?? '') && !arg.startsWith('-') && !(transport.args[i - 1] ?? '').includes('=')) return '…';
+      const assigned = /^(-{0,2}[\w.-]+)=(.+)$/.exec(arg);
+      if (assigned && SECRET_NAME.test(assigned[1]!)) return `${assigned[1]}=…`;
+      if (/^[A-Za-z0-9_-]{24,}$/.test(arg) && /\d/.test(arg) && /[A-Za-z]/.test(arg)) return '…';
+      return /[\s"']/.test(arg) || arg === '' ? JSON.stringify(arg) : arg;
+    });
+    text = [transport.command, ...args].join(' ');
+  }
+  const redacted = redact(text);
+  return redacted.length > MAX_TARGET_CHARS ? `${redacted.slice(0, MAX_TARGET_CHARS - 1)}…` : redacted;
+}
+
+const SECRET_NAME = /token|key|secret|passw|auth|cred|cookie|session/i;
+const SECRET_FLAG = /^-{1,2}[\w-]*(token|key|secret|passw|auth|cred|cookie|session)[\w-]*$/i;
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
 }

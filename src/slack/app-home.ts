@@ -11,7 +11,7 @@ import { recentQuestionsOf, type RecentQuestion } from '../store/app-home-store'
 import { readUsageTotals, type UsageRow } from '../store/usage-store';
 import type { Database } from '../store/database';
 import { escapeMrkdwn } from './format/escape-mrkdwn';
-import type { ToolListing } from './format-tool-list';
+import type { ToolListing, ToolOverview } from './format-tool-list';
 import type { AppHomeOpenedPayload, EventEnvelopePayload } from './payload-schemas';
 
 export interface AppHomeDependencies {
@@ -19,7 +19,7 @@ export interface AppHomeDependencies {
   settingsFor: (teamId: string, channelId: string) => Promise<EffectiveChannelSettings>;
   skills: () => SkillSummary[];
   /** Every tool threadwise has (its own and the MCP servers'), whichever channel enables them. */
-  tools: () => ToolListing[];
+  tools: () => ToolOverview;
   admins: readonly string[];
   botName: string;
   now: () => number;
@@ -44,7 +44,7 @@ export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): vo
         recentWithLinks(client, deps, user),
         deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
       ]);
-      await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools() }) as never } });
+      await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools().tools }) as never } });
     } catch (error) {
       deps.logger.warn('could not publish the home tab', { user, error });
     }

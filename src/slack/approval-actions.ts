@@ -8,7 +8,7 @@ import type { ApprovalPrompt } from '../core/approval';
 import type { Logger } from '../logging/logger';
 import { decideApproval, expireApprovals, getApproval, type ApprovalRow } from '../store/approval-store';
 import type { Database } from '../store/database';
-import { APPROVE_ACTION_ID, DENY_ACTION_ID, renderApprovalDecided, type ApprovalOutcome } from './approval-message';
+import { APPROVE_ACTION_ID, DENY_ACTION_ID, DETAILS_ACTION_ID, renderApprovalDecided, renderApprovalDetails, type ApprovalOutcome } from './approval-message';
 import type { BlockActionArgs, SlackListenerHost } from './listeners';
 
 export interface ApprovalActionDependencies {
@@ -51,6 +51,34 @@ export function registerApprovalActions(app: SlackListenerHost, deps: ApprovalAc
     };
   app.action(APPROVE_ACTION_ID, decide('approved'));
   app.action(DENY_ACTION_ID, decide('denied'));
+  // "Show full arguments": anyone who sees the message may read what it asks to run, in full.
+  app.action(DETAILS_ACTION_ID, async ({ ack, action, body, client }) => {
+    await ack();
+    const approvalId = Number(action.value);
+    if (!Number.isSafeInteger(approvalId) || !body.trigger_id) return;
+    const approval = await getApproval(deps.db, approvalId);
+    if (!approval) {
+      if (body.channel?.id) {
+        await client.chat
+          .postEphemeral({ channel: body.channel.id, user: body.user.id, thread_ts: body.message?.thread_ts, text: 'That request is gone: its answer was deleted.' })
+          .catch(() => undefined);
+      }
+      return;
+    }
+    await client.views
+      .open({ trigger_id: body.trigger_id, view: renderApprovalDetails(promptOf(approval)) })
+      .catch((error) => deps.logger.warn('could not show the full arguments of a tool call', { approvalId, error }));
+  });
+}
+
+function promptOf(approval: ApprovalRow): ApprovalPrompt {
+  return {
+    tool: approval.tool,
+    server: approval.server ?? undefined,
+    action: approval.action,
+    arguments: approval.arguments,
+    hints: approval.hints ?? undefined,
+  };
 }
 
 /**
@@ -68,14 +96,7 @@ export async function expireWaitingApprovals(client: WebClient, deps: Omit<Appro
 
 async function showOutcome(client: WebClient, approval: ApprovalRow, outcome: ApprovalOutcome, deps: { timeZone: string; logger: Logger }) {
   if (!approval.messageTs) return;
-  const prompt: ApprovalPrompt = {
-    tool: approval.tool,
-    server: approval.server ?? undefined,
-    action: approval.action,
-    arguments: approval.arguments,
-    hints: approval.hints ?? undefined,
-  };
   await client.chat
-    .update({ channel: approval.channelId, ts: approval.messageTs, ...renderApprovalDecided(prompt, outcome, deps.timeZone) })
+    .update({ channel: approval.channelId, ts: approval.messageTs, ...renderApprovalDecided(promptOf(approval), outcome, deps.timeZone, approval.id) })
     .catch((error) => deps.logger.warn('could not show the decision on the approval message', { approvalId: approval.id, error }));
 }

@@ -1,19 +1,23 @@
 /**
  * The message that asks a person to approve a tool call, and what it becomes once decided: which server and tool,
- * the arguments shown readably (text rendered, long values folded), two buttons. Never pings anyone.
+ * the arguments shown as they will be sent (text literally, long values folded, the whole one click away in a modal),
+ * two buttons. Never pings anyone.
  */
 import type { KnownBlock } from '@slack/types';
 import type { ApprovalPrompt } from '../core/approval';
 import { escapeMrkdwn } from './format/escape-mrkdwn';
-import { markdownToMrkdwn } from './format';
 
 export const APPROVE_ACTION_ID = 'threadwise_approve';
 export const DENY_ACTION_ID = 'threadwise_deny';
 
-/** A field value longer than this is folded: its start shown, the rest counted. */
-const FOLD_CHARS = 600;
-/** Slack's limit for a section's text is 3,000 characters; stay well under it with the label. */
-const SECTION_CHARS = 2_800;
+export const DETAILS_ACTION_ID = 'threadwise_approval_details';
+
+/** A field value longer than this is folded: its start shown, the rest counted, the whole one click away. */
+const FOLD_CHARS = 800;
+/** Slack's limit for a section's text is 3,000 characters; a folded value's block stays under it with its label. */
+const FOLDED_BLOCK_CHARS = 2_600;
+const SECTION_CHARS = 2_900;
+const MODAL_BLOCKS = 100;
 const MAX_FIELDS = 12;
 
 export interface ApprovalMessageInput {
@@ -35,7 +39,7 @@ export function renderApprovalRequest(input: ApprovalMessageInput): { text: stri
   return {
     text: `${actionLine(input.prompt)} — waiting for approval`,
     blocks: [
-      ...describeCall(input.prompt),
+      ...describeCall(input.prompt, input.approvalId),
       {
         type: 'context',
         elements: [{ type: 'mrkdwn', text: `Nothing happens until ${who} approves. Expires ${formatTime(input.expiresAt, input.timeZone)}.` }],
@@ -53,7 +57,7 @@ export function renderApprovalRequest(input: ApprovalMessageInput): { text: stri
 }
 
 /** The same message once decided: no buttons, who decided and when. */
-export function renderApprovalDecided(prompt: ApprovalPrompt, outcome: ApprovalOutcome, timeZone: string): { text: string; blocks: KnownBlock[] } {
+export function renderApprovalDecided(prompt: ApprovalPrompt, outcome: ApprovalOutcome, timeZone: string, approvalId?: number): { text: string; blocks: KnownBlock[] } {
   const when = formatTime(outcome.at, timeZone);
   const line =
     outcome.status === 'approved'
@@ -65,7 +69,7 @@ export function renderApprovalDecided(prompt: ApprovalPrompt, outcome: ApprovalO
           : `:octagonal_sign: Cancelled at ${when}: the answer was stopped, so it was not run.`;
   return {
     text: `${actionLine(prompt)} — ${outcome.status}`,
-    blocks: [...describeCall(prompt), { type: 'context', elements: [{ type: 'mrkdwn', text: line }] }],
+    blocks: [...describeCall(prompt, approvalId), { type: 'context', elements: [{ type: 'mrkdwn', text: line }] }],
   };
 }
 
@@ -74,19 +78,28 @@ function actionLine(prompt: ApprovalPrompt): string {
   return `threadwise wants to run ${prompt.action}${where}`;
 }
 
-function describeCall(prompt: ApprovalPrompt): KnownBlock[] {
+function describeCall(prompt: ApprovalPrompt, approvalId?: number): KnownBlock[] {
   const where = prompt.server ? ` on *${escapeMrkdwn(prompt.server)}*` : '';
   const warning = prompt.hints?.destructive
     ? '\n:warning: The server marks this tool as destructive: it may delete or overwrite things.'
     : prompt.hints?.readOnly
       ? '\nThe server marks this tool as read-only.'
       : '';
-  const blocks: KnownBlock[] = [
-    { type: 'section', text: { type: 'mrkdwn', text: `:raising_hand: I'd like to run *${escapeMrkdwn(prompt.action)}*${where}.${warning}` } },
-  ];
   const fields = argumentFields(prompt.arguments);
-  for (const field of fields.slice(0, MAX_FIELDS)) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(field.label)}*\n${field.value}`.slice(0, SECTION_CHARS) } });
+  const shown = fields.slice(0, MAX_FIELDS);
+  // The whole of every argument, one click away, whenever the message shows less than all of it.
+  const partial = fields.length > MAX_FIELDS || shown.some((field) => field.folded);
+  const blocks: KnownBlock[] = [
+    {
+      type: 'section',
+      text: { type: 'mrkdwn', text: `:raising_hand: I'd like to run *${escapeMrkdwn(prompt.action)}*${where}.${warning}` },
+      ...(partial && approvalId !== undefined
+        ? { accessory: { type: 'button', action_id: DETAILS_ACTION_ID, text: { type: 'plain_text', text: 'Show full arguments' }, value: String(approvalId) } }
+        : {}),
+    },
+  ];
+  for (const field of shown) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(field.label)}*\n${field.value}` } });
   }
   if (fields.length > MAX_FIELDS) {
     blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `…and ${fields.length - MAX_FIELDS} more arguments.` }] });
@@ -95,26 +108,88 @@ function describeCall(prompt: ApprovalPrompt): KnownBlock[] {
   return blocks;
 }
 
-/** Each top-level argument as a labelled, readable value: text as text, anything else as folded JSON. */
-function argumentFields(args: unknown): Array<{ label: string; value: string }> {
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return args === undefined ? [] : [{ label: 'arguments', value: codeBlock(args) }];
+/**
+ * Each top-level argument as a labelled value, shown as it will be sent: text literally in a code block (never
+ * rendered as Slack formatting, so the approver of a write sees the very characters it writes), anything else as
+ * JSON. Long values are folded to their first FOLD_CHARS characters.
+ */
+function argumentFields(args: unknown): Array<{ label: string; value: string; folded: boolean }> {
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return args === undefined ? [] : [{ label: 'arguments', ...foldedBlock(toJson(args)) }];
+  }
   return Object.entries(args as Record<string, unknown>).map(([key, value]) => ({
     label: humanLabel(key),
-    value: typeof value === 'string' ? fold(markdownToMrkdwn(value)) : typeof value === 'number' || typeof value === 'boolean' ? String(value) : codeBlock(value),
+    ...(typeof value === 'number' || typeof value === 'boolean' || value === null
+      ? { value: `\`${String(value)}\``, folded: false }
+      : foldedBlock(typeof value === 'string' ? value : toJson(value))),
   }));
 }
 
-function codeBlock(value: unknown): string {
-  const json = JSON.stringify(value, null, 2) ?? String(value);
-  return `\`\`\`${escapeMrkdwn(foldText(json))}\`\`\``;
+function toJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) ?? String(value);
 }
 
-function fold(text: string): string {
-  return text.length > FOLD_CHARS ? `${text.slice(0, FOLD_CHARS)}… _(${(text.length - FOLD_CHARS).toLocaleString('en-US')} more characters)_` : text;
+/** A value's start in a code block, and how much more there is. */
+function foldedBlock(text: string): { value: string; folded: boolean } {
+  if (text.length === 0) return { value: '_(empty text)_', folded: false };
+  if (text.trim() === '') return { value: `_(only spaces and line breaks: ${characters(text.length)})_`, folded: false };
+  const shown = prefixWithin(text, FOLD_CHARS, FOLDED_BLOCK_CHARS);
+  if (shown.length === text.length) return { value: literalBlock(text), folded: false };
+  return { value: `${literalBlock(shown)}… _(${(text.length - shown.length).toLocaleString('en-US')} more characters: *Show full arguments* above)_`, folded: true };
 }
 
-function foldText(text: string): string {
-  return text.length > FOLD_CHARS ? `${text.slice(0, FOLD_CHARS)}… (${(text.length - FOLD_CHARS).toLocaleString('en-US')} more characters)` : text;
+/**
+ * Text as a Slack code block that shows it literally. `&`, `<` and `>` are Slack's control characters even in code,
+ * so they are escaped; a backtick is followed by an invisible zero-width space, so no run of them can end the block.
+ */
+export function literalBlock(text: string): string {
+  return `\`\`\`${escapeMrkdwn(text).replace(/`/g, '`\u200B')}\`\`\``;
+}
+
+/** The longest start of text of at most maxChars characters whose code block stays within maxBlockChars. */
+function prefixWithin(text: string, maxChars: number, maxBlockChars: number): string {
+  let cut = Math.min(text.length, maxChars);
+  while (cut > 0 && literalBlock(text.slice(0, cut)).length > maxBlockChars) cut = Math.floor(cut * 0.8);
+  // Never split a surrogate pair (an emoji) in two.
+  if (cut > 0 && cut < text.length && /[\uD800-\uDBFF]/.test(text.charAt(cut - 1))) cut--;
+  return text.slice(0, cut);
+}
+
+function characters(n: number): string {
+  return `${n.toLocaleString('en-US')} character${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The modal behind "Show full arguments": every argument in full, text literally, split over as many code blocks as
+ * Slack's limits need (3,000 characters a section, 100 blocks a modal). What still does not fit is counted.
+ */
+export function renderApprovalDetails(prompt: ApprovalPrompt): { type: 'modal'; title: { type: 'plain_text'; text: string }; close: { type: 'plain_text'; text: string }; blocks: KnownBlock[] } {
+  const where = prompt.server ? ` on *${escapeMrkdwn(prompt.server)}*` : '';
+  const blocks: KnownBlock[] = [{ type: 'section', text: { type: 'mrkdwn', text: `Every argument of *${escapeMrkdwn(prompt.action)}*${where}, exactly as it would be sent.` } }];
+  const args = prompt.arguments;
+  const entries: Array<[string, string]> =
+    args !== null && typeof args === 'object' && !Array.isArray(args)
+      ? Object.entries(args as Record<string, unknown>).map(([key, value]) => [humanLabel(key), typeof value === 'string' ? value : toJson(value)])
+      : args === undefined
+        ? []
+        : [['Arguments', toJson(args)]];
+  let left = entries.reduce((sum, [, text]) => sum + text.length, 0);
+  for (const [label, text] of entries) {
+    if (blocks.length >= MODAL_BLOCKS - 2) break;
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `*${escapeMrkdwn(label)}* (${characters(text.length)})` } });
+    let rest = text;
+    if (rest.length === 0) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: '_(empty text)_' }] });
+    while (rest.length > 0 && blocks.length < MODAL_BLOCKS - 1) {
+      const piece = prefixWithin(rest, SECTION_CHARS, SECTION_CHARS);
+      blocks.push({ type: 'section', text: { type: 'mrkdwn', text: literalBlock(piece) } });
+      rest = rest.slice(piece.length);
+      left -= piece.length;
+    }
+  }
+  if (left > 0) {
+    blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: `${characters(left)} more do not fit in a Slack window; the run's record keeps them whole.` }] });
+  }
+  return { type: 'modal', title: { type: 'plain_text', text: 'Tool call arguments' }, close: { type: 'plain_text', text: 'Close' }, blocks };
 }
 
 /** "issue_type" → "Issue type", "projectKey" → "Project key". */

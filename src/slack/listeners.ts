@@ -5,7 +5,7 @@ import type { SkillSummary } from '../skills/types';
 import { formatSkillList } from '../skills';
 import { forgetRefusedQuestion, postRecordedQuestion, recordNewQuestion, type QuestionDependencies } from './ask-on-behalf';
 import { decideTrigger } from './decide-trigger';
-import { formatToolList, type ToolListing } from './format-tool-list';
+import { formatToolList, type ToolOverview } from './format-tool-list';
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from './feedback-block';
 import { CANCEL_ACTION_ID, parseCancelValue } from './cancel-button';
 import {
@@ -30,8 +30,8 @@ export interface ListenerDependencies extends QuestionDependencies {
   /** `/ask <word>` handled elsewhere (e.g. `settings` → the settings form), by word. */
   subcommands?: Record<string, (command: SlashCommandArgs) => Promise<void>>;
   skills: () => SkillSummary[];
-  /** The tools offered in a channel, for `/ask tools`. */
-  tools: (channelId: string) => ToolListing[];
+  /** The tools offered in a channel and the state of each tool server, for `/ask tools`. */
+  tools: (channelId: string) => ToolOverview;
 }
 
 /**

@@ -125,6 +125,8 @@ const askCommand = z.looseObject({
 const blockActions = z.looseObject({
   type: z.literal('block_actions'),
   user: z.looseObject({ id }),
+  /** For opening a modal in answer (e.g. an approval's full arguments). */
+  trigger_id: z.string().min(1).optional(),
   actions: z.array(z.looseObject({ action_id: z.string().min(1), value: z.string().optional() })).min(1).max(25),
   channel: z.looseObject({ id }).optional(),
   message: z.looseObject({ ts: ts.optional(), thread_ts: ts.optional() }).optional(),

@@ -12,7 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { listen, readBody, sendJson, sendText, Waiters } from './http';
 import { FileStore, type DownloadRecord } from './slack-files';
-import { checkMessage } from './slack-limits';
+import { checkMessage, LIMITS } from './slack-limits';
 import { MessageStore } from './slack-messages';
 import { postSlackEvent } from './slack-signing';
 import type {
@@ -208,13 +208,21 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   /** Channels the bot is a member of (users.conversations): every channel added that is not a DM. */
   const memberOf: string[] = [];
   const dmChannelOf = (user: string) => `D${user.slice(1)}`;
-  /** Slack's view limits that matter here: a known type, a title for modals, at most 100 blocks (modals and home). */
+  /** Slack's view limits that matter here: a known type, a title for modals (24 characters), at most 100 blocks (modals and home), 3,000 characters a section. */
   const checkView = (view: unknown, types: string[]): ApiResult | undefined => {
     const v = view as { type?: string; title?: unknown; blocks?: unknown[] } | undefined;
     if (!v || typeof v !== 'object') return fail('invalid_arguments', 'missing required field: view');
     if (!types.includes(v.type ?? '')) return fail('invalid_arguments', `view.type must be ${types.join(' or ')}`);
     if (v.type === 'modal' && !v.title) return fail('invalid_arguments', 'a modal needs a title');
     if (!Array.isArray(v.blocks) || v.blocks.length > 100) return fail('invalid_blocks', 'a view holds 1 to 100 blocks');
+    const title = (v.title as { text?: unknown } | undefined)?.text;
+    if (typeof title === 'string' && title.length > 24) return fail('invalid_arguments', 'must be less than 25 characters [json-pointer:/view/title/text]');
+    for (const [i, block] of v.blocks.entries()) {
+      const text = (block as { type?: string; text?: { text?: unknown } }).type === 'section' ? (block as { text?: { text?: unknown } }).text?.text : undefined;
+      if (typeof text === 'string' && text.length > LIMITS.sectionTextChars) {
+        return fail('invalid_blocks', `must be less than ${LIMITS.sectionTextChars + 1} characters [json-pointer:/view/blocks/${i}/text]`);
+      }
+    }
     return undefined;
   };
   const fail = (error: string, detail?: string): ApiResult =>

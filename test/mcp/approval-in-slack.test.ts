@@ -34,8 +34,9 @@ beforeAll(async () => {
     JSON.stringify({
       mcpServers: {
         tracker: { url: tracker.url, headers: { Authorization: 'Bearer ${TRACKER_TOKEN}' }, autoApprove: ['search_issues', 'get_issue'] },
-        // Over stdio, with every kind of malformed schema: the fake model refuses a request whose tools OpenAI would
-        // refuse, so every answer below also proves the cleaned schemas are valid.
+        // Over stdio, with every kind of malformed schema. With the tracker that makes 25 tools, past the budget of 20:
+        // requests carry search_tools instead, and calls by name still reach the servers (the cleaned schemas are
+        // checked against the fake model's rules in hub-http.test.ts).
         odd: { command: oddServer.command, args: oddServer.args, approval: 'auto' },
         // Nothing listens here: down at start, retried in the background, named in /healthz.
         gone: { url: `http://127.0.0.1:${await closedPort()}/mcp` },
@@ -94,7 +95,7 @@ describe('a tool call that needs approval', () => {
     expect(shown).toContain('*create_issue*');
     expect(shown).toContain('*tracker*');
     expect(shown).toContain('Login fails after SSO');
-    expect(shown).toContain('*Sign in*'); // the description rendered as Slack text, not raw markdown
+    expect(shown).toContain('2. **Sign in** with SSO```'); // the description as it will be sent, not rendered as Slack text
     expect(callsTo(state, 'create_issue')).toHaveLength(0);
 
     // Someone else clicks: told who can decide, nothing runs.
@@ -144,6 +145,29 @@ describe('a tool call that needs approval', () => {
     expect(toolResultsIn(h.model.requests[1]!)[0]).toMatch(/^Error: Ana denied this call to tracker__create_issue at \d\d:\d\d/);
     const decided = h.slack.botMessages(CHANNEL, ts).find((m) => m.ts === message.ts)!;
     expect(JSON.stringify(decided.blocks)).toContain(`Denied by <@${ANA}>`);
+  });
+
+  it('folds a long argument and shows it whole in a modal on "Show full arguments", for anyone in the thread', async () => {
+    const description = `Steps:\n${Array.from({ length: 120 }, (_, i) => `${i + 1}. click <Save> & wait`).join('\n')}\nThe end.`;
+    h.model.enqueue({ toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Long one', description } }] }, { text: 'Not filed.' });
+    const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> file this as a bug` });
+    const { message, approvalId } = await approvalMessage(ts);
+    const shown = JSON.stringify(message.blocks);
+    expect(shown).not.toContain('The end.');
+    expect(shown).toMatch(/more characters: \*Show full arguments\* above/);
+
+    await click(BEN, message, 'threadwise_approval_details', approvalId);
+    await h.slack.waitFor((fake) => fake.callsTo('views.open').length === 1, 10_000);
+    const opened = h.slack.callsTo('views.open')[0]!;
+    expect(opened.outcome ?? 'ok').toBe('ok');
+    const modal = JSON.stringify(opened.body.view);
+    expect(modal).toContain('120. click &lt;Save&gt; &amp; wait');
+    expect(modal).toContain('The end.');
+    expect(callsTo(state, 'create_issue')).toHaveLength(0);
+
+    await click(ANA, message, 'threadwise_deny', approvalId);
+    await h.answers(CHANNEL, ts, 1, 20_000);
+    expect(callsTo(state, 'create_issue')).toHaveLength(0);
   });
 
   it('lets an admin decide for someone else', async () => {
@@ -211,13 +235,17 @@ describe('a server that fails', () => {
 });
 
 describe('/ask tools', () => {
-  it('lists the server and marks which tools ask for approval', async () => {
+  it('lists the server and marks which tools ask for approval, and names the server that is down with its URL', async () => {
+    // The tracker was stopped and restarted above: once it is connected again.
+    const states = async () => ((await (await fetch(`http://127.0.0.1:${h.app.port}/healthz`)).json()) as { mcp: Array<{ name: string; state: string }> }).mcp;
+    await expect.poll(async () => (await states()).find((server) => server.name === 'tracker')?.state, { timeout: 20_000 }).toBe('ready');
     await h.ask({ text: 'tools' });
     await h.slack.waitFor(() => h.responses.length > 0, 10_000);
     const text = String(h.responses.at(-1)?.text);
-    expect(text).toContain('*tracker*');
+    expect(text).toContain('*tracker* — connected: 3 tools');
     expect(text).toMatch(/`create_issue` — _asks for approval first_/);
     expect(text).toMatch(/`get_issue`: /);
+    expect(text).toMatch(/\*gone\* — :warning: down since <!date\^\d+\^[^>]+>: connection refused \(`http:\/\/127\.0\.0\.1:\d+\/mcp`\); next try <!date/);
   });
 });
 

@@ -37,6 +37,22 @@ describe('tool names', () => {
 });
 
 describe('catalogueServerTools', () => {
+  it('trusts a read-only claim only where mcp.json says trustAnnotations, and never one that also says destructive', () => {
+    const annotated = [
+      { name: 'read', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true } },
+      { name: 'read_but_destructive', inputSchema: { type: 'object' }, annotations: { readOnlyHint: true, destructiveHint: true } },
+      { name: 'write', inputSchema: { type: 'object' }, annotations: { readOnlyHint: false } },
+      { name: 'says_nothing', inputSchema: { type: 'object' } },
+      { name: 'read_as_text', inputSchema: { type: 'object' }, annotations: { readOnlyHint: 'true' } },
+    ];
+    const asking = (config: McpServerConfig) => catalogueServerTools(config, annotated).tools.filter((t) => t.needsApproval).map((t) => t.tool);
+    expect(asking(server('fs'))).toEqual(['read', 'read_but_destructive', 'write', 'says_nothing', 'read_as_text']);
+    expect(asking(server('fs', { trustAnnotations: true }))).toEqual(['read_but_destructive', 'write', 'says_nothing', 'read_as_text']);
+    expect(catalogueServerTools(server('fs', { trustAnnotations: true }), annotated).tools[0]).toMatchObject({ approvedByAnnotation: true, needsApproval: false });
+    // Under "auto" nothing asks, and nothing is credited to the annotations.
+    expect(catalogueServerTools(server('fs', { trustAnnotations: true, approval: 'auto' }), annotated).tools.some((t) => t.approvedByAnnotation)).toBe(false);
+  });
+
   it('offers each tool with the server’s description and a cleaned schema, minus disabledTools', () => {
     const { tools } = catalogueServerTools(server('github', { disabledTools: ['delete_repository'] }), [
       { name: 'create_issue', title: 'Create issue', description: 'Creates an issue.', inputSchema: { type: 'object', properties: { labels: { type: 'array' } } } },

@@ -29,8 +29,9 @@ async function host(...args: Parameters<typeof startMcpHttpHost>) {
   return started;
 }
 
-async function hub(...args: Parameters<typeof createMcpHub>) {
-  const created = await createMcpHub(...args);
+async function hub(...[config, options]: Parameters<typeof createMcpHub>) {
+  // The first attempts are awaited in full (the default waits 2 s), so each test starts from a settled state.
+  const created = await createMcpHub(config, { startWaitMs: 60_000, ...options });
   hubs.push(created);
   return created;
 }
@@ -156,7 +157,7 @@ describe('MCP over HTTP', () => {
     expect(mcp.tools('C1').map((t) => t.name)).toContain('tracker__search_issues');
     expect((await mcp.call('tracker__search_issues', { query: 'login' })).text).toContain('PROJ-1');
     expect(messages('warn')).toEqual([
-      'MCP server "tracker" cannot be reached at start: connection refused; its tools are offered once it answers, retrying in the background',
+      `MCP server "tracker" (${server.url}) cannot be reached at start: connection refused; its tools are offered once it answers, retrying in the background`,
     ]);
     expect(messages('info')).toEqual([expect.stringMatching(/^MCP server "tracker" is back after \d+ s \(3 tools, streamable-http\)$/)]);
   });
@@ -175,7 +176,7 @@ describe('MCP over HTTP', () => {
       /^The MCP server "tracker" is not reachable right now \(connection (refused|dropped|reset)\), so tracker__search_issues did not run\. Answer without it and say that this tool is unavailable at the moment\.$/,
     );
     expect(failures[0]).toMatchObject({ server: 'tracker', tool: 'search_issues' });
-    expect(messages('warn')).toEqual([expect.stringMatching(/^MCP server "tracker" is down: connection (refused|dropped|reset); its tools answer with an error until it is back/)]);
+    expect(messages('warn')).toEqual([expect.stringMatching(/^MCP server "tracker" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) is down: connection (refused|dropped|reset); its tools answer with an error until it is back/)]);
     // The last known tools stay offered, so a thread's history keeps resolving while the server is away.
     expect(mcp.tools('C1')).toHaveLength(3);
     expect(mcp.health().servers[0]).toMatchObject({ state: 'down', tools: 3 });

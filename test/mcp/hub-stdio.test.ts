@@ -11,7 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createMcpHub, isMcpToolFailure, type McpHub, type McpHubOptions } from '../../src/mcp';
 import type { McpServerConfig } from '../../src/mcp';
 import { fakeStdioServer } from '../fakes/mcp/stdio-command';
-import { FAST_RETRY, memoryLogger, serverEntry } from './support';
+import { FILES_READ_ONLY_TOOLS } from '../fakes/mcp/files';
+import { closedPort, FAST_RETRY, httpTransport, memoryLogger, serverEntry } from './support';
 
 let dir: string;
 let hubs: McpHub[] = [];
@@ -31,7 +32,8 @@ const file = (name: string) => join(dir, `${++files}-${name}`);
 
 async function hub(servers: McpServerConfig[], options: Partial<McpHubOptions> & { secrets?: string[] } = {}) {
   const { secrets = [], ...rest } = options;
-  const created = await createMcpHub({ servers, secrets }, { logger: memoryLogger().logger, closeGraceMs: 500, ...rest });
+  // The first attempts are awaited in full here (the default waits 2 s), so each test starts from a settled state.
+  const created = await createMcpHub({ servers, secrets }, { logger: memoryLogger().logger, closeGraceMs: 500, startWaitMs: 60_000, ...rest });
   hubs.push(created);
   return created;
 }
@@ -53,6 +55,10 @@ function isGone(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+function commandLine(transport: { command: string; args: string[] }): string {
+  return [transport.command, ...transport.args].join(' ');
 }
 
 async function callLog(path: string): Promise<Array<{ tool: string; args: unknown }>> {
@@ -149,7 +155,7 @@ describe('MCP over stdio', () => {
     expect(isGone(first.child)).toBe(true); // the crashed server's orphan was ended with its group
     expect((await mcp.call('tracker__search_issues', { query: 'login' })).text).toContain('PROJ-1');
     expect(messages('warn')).toEqual([
-      'MCP server "tracker" is down: the program was stopped by SIGKILL; its tools answer with an error until it is back, retrying in the background',
+      `MCP server "tracker" (${commandLine(fakeStdioServer('tracker'))}) is down: the program was stopped by SIGKILL; its tools answer with an error until it is back, retrying in the background`,
     ]);
     expect(messages('info').filter((m) => m.includes('is back after'))).toHaveLength(1);
   });
@@ -168,8 +174,8 @@ describe('MCP over stdio', () => {
       ['missing', 'down', 'the command /nonexistent/bin/mcp-server was not found; check "command" in mcp.json and PATH'],
     ]);
     expect(messages('warn').sort()).toEqual([
-      'MCP server "github" cannot be reached at start: the program exited with code 3: Error: GITHUB_TOKEN is not set; its tools are offered once it answers, retrying in the background',
-      'MCP server "missing" cannot be reached at start: the command /nonexistent/bin/mcp-server was not found; check "command" in mcp.json and PATH; its tools are offered once it answers, retrying in the background',
+      `MCP server "github" (${commandLine(fakeStdioServer('tracker'))}) cannot be reached at start: the program exited with code 3: Error: GITHUB_TOKEN is not set; its tools are offered once it answers, retrying in the background`,
+      'MCP server "missing" (/nonexistent/bin/mcp-server) cannot be reached at start: the command /nonexistent/bin/mcp-server was not found; check "command" in mcp.json and PATH; its tools are offered once it answers, retrying in the background',
     ]);
   });
 
@@ -197,5 +203,70 @@ describe('MCP over stdio', () => {
       if (previous === undefined) delete process.env.OPENAI_API_KEY;
       else process.env.OPENAI_API_KEY = previous;
     }
+  });
+
+  it('neither holds up the start for a server that hangs nor leaves it unnamed: one warning with its command, then its tools when it answers', async () => {
+    const { logger, messages } = memoryLogger();
+    const hanging = fakeStdioServer('tracker', { FAKE_MCP_HANG_AT_START: '1' });
+    const mcp = await hub([serverEntry('fs', hanging), serverEntry('tracker', fakeStdioServer('tracker'))], {
+      logger,
+      startWaitMs: 100,
+      slowStartWarnMs: 300,
+      connectTimeoutMs: 120_000,
+    });
+    // createMcpHub returned long before the hanging server's 120 s connect timeout.
+    expect(mcp.health().servers[0]).toMatchObject({ name: 'fs', state: 'connecting', target: commandLine(hanging) });
+
+    const aboutFs = () => messages('warn').filter((m) => m.includes('"fs"'));
+    await vi.waitFor(() => expect(aboutFs()).toHaveLength(1), { timeout: 15_000 });
+    expect(aboutFs()[0]).toBe(`MCP server "fs" (${commandLine(hanging)}) has not answered in 0.3 s; its tools will appear when it does`);
+    // The server beside it joins as soon as it is ready; the hanging one is warned about once, not again.
+    await vi.waitFor(() => expect(mcp.tools('C1').map((t) => t.server)).toContain('tracker'), { timeout: 15_000 });
+    expect(aboutFs()).toHaveLength(1);
+    expect(mcp.health().servers[0]!.state).toBe('connecting');
+  });
+
+  it('trustAnnotations: tools the server marks read-only (and not destructive) run without asking; without it, every tool asks', async () => {
+    const { logger, messages } = memoryLogger();
+    const mcp = await hub(
+      [
+        serverEntry('fs', fakeStdioServer('files'), { trustAnnotations: true }),
+        serverEntry('plain', fakeStdioServer('files')),
+        serverEntry('both', fakeStdioServer('files'), { trustAnnotations: true, autoApprove: ['move_file'] }),
+      ],
+      { logger },
+    );
+    const asking = (server: string) =>
+      mcp
+        .tools('C1')
+        .filter((tool) => tool.server === server && tool.needsApproval)
+        .map((tool) => tool.tool)
+        .sort();
+    expect(mcp.tools('C1').filter((t) => t.server === 'fs')).toHaveLength(14);
+    expect(asking('fs')).toEqual(['create_directory', 'edit_file', 'move_file', 'write_file']);
+    expect(mcp.tools('C1').filter((t) => t.server === 'fs' && !t.needsApproval).every((t) => t.approvedByAnnotation && FILES_READ_ONLY_TOOLS.includes(t.tool))).toBe(true);
+    expect(asking('plain')).toHaveLength(14);
+    expect(asking('both')).toEqual(['create_directory', 'edit_file', 'write_file']);
+    expect(messages('info')).toContain(`MCP server "fs": trustAnnotations lets 10 tool(s) it marks read-only run without asking: ${FILES_READ_ONLY_TOOLS.join(', ')}`);
+
+    // A trusted read runs at once; the write still waits for the caller's approval (needsApproval: true above).
+    expect((await mcp.call('fs__read_text_file', { path: '/data/todo.txt' })).text).toContain('ship it');
+  });
+
+  it('names a server by its command or URL without the credentials mcp.json may hold in place', async () => {
+    const port = await closedPort();
+    const mcp = await hub([
+      serverEntry('cli', {
+        kind: 'stdio',
+        command: '/nonexistent/bin/mcp-server',
+        args: ['--token', 'plain-token-value', '--api-key=abc', '--root', '/srv/my files', 'ghp_0123456789abcdefABCDEF0123'],
+        env: {},
+      }),
+      serverEntry('web', httpTransport(`http://user:pw-secret@127.0.0.1:${port}/mcp?key=abc123`)),
+    ]);
+    expect(mcp.health().servers.map((server) => server.target)).toEqual([
+      '/nonexistent/bin/mcp-server --token … --api-key=… --root "/srv/my files" …',
+      `http://127.0.0.1:${port}/mcp?…`,
+    ]);
   });
 });

@@ -88,6 +88,18 @@ describe('parseMcpConfig', () => {
     expect(parsed({ mcpServers: {} }).servers).toEqual([]);
   });
 
+  it('reads trustAnnotations: off unless set to true, and only true or false', () => {
+    const config = parsed({ mcpServers: { fs: { command: 'npx', trustAnnotations: true }, memory: { command: 'npx' }, off: { command: 'npx', trustAnnotations: false } } });
+    expect(config.servers.map((s) => [s.name, s.trustAnnotations])).toEqual([
+      ['fs', true],
+      ['memory', undefined],
+      ['off', undefined],
+    ]);
+    expect(problems({ mcpServers: { fs: { command: 'npx', trustAnnotations: 'yes' } } })).toEqual([
+      'mcp.json: server "fs": "trustAnnotations" must be true (tools the server marks read-only run without asking) or false (got "yes")',
+    ]);
+  });
+
   it('names the variable and the server when a variable is not set', () => {
     expect(problems({ mcpServers: { jira: { url: 'https://x.example/mcp', headers: { Authorization: 'Bearer ${JIRA_TOKN}' } } } })).toEqual([
       'mcp.json: server "jira" uses ${JIRA_TOKN}, but JIRA_TOKN is not set; set it in the environment, or write ${NAME:-default} for a default',
@@ -135,7 +147,7 @@ describe('parseMcpConfig', () => {
 
   it('refuses unknown settings and suggests the one meant', () => {
     expect(problems({ mcpServers: { jira: { url: 'https://a.example/mcp', autoAprove: ['x'], disabledtools: ['y'], colour: 'red' } } })).toEqual([
-      'mcp.json: server "jira": unknown setting "autoAprove"; did you mean "autoApprove"?; unknown setting "disabledtools"; did you mean "disabledTools"?; unknown setting "colour"; known settings are "type", "url", "headers", "command", "args", "env", "cwd", "disabled", "approval", "autoApprove", "disabledTools", "channels", "timeoutSeconds", "auth", "clientId", "clientSecret", "scopes"',
+      'mcp.json: server "jira": unknown setting "autoAprove"; did you mean "autoApprove"?; unknown setting "disabledtools"; did you mean "disabledTools"?; unknown setting "colour"; known settings are "type", "url", "headers", "command", "args", "env", "cwd", "disabled", "approval", "autoApprove", "trustAnnotations", "disabledTools", "channels", "timeoutSeconds", "auth", "clientId", "clientSecret", "scopes"',
     ]);
   });
 

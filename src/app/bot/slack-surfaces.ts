@@ -17,7 +17,7 @@ import { registerSettingsSubmission, settingsCommand, type ViewHost } from '../.
 import type { SkillLibrary } from '../../skills';
 import type { Database } from '../../store/database';
 import type { ToolRegistry } from '../../tools';
-import { describeChannelTools } from '../channel-tools';
+import { describeChannelTools } from '../../tools/channel-tools';
 import type { createBotChannelSettings } from './channel-settings';
 import { createRunRequests } from '../../runs/run-requests';
 import { slackDeletions } from '../slack-deletions';

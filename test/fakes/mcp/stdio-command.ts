@@ -7,6 +7,6 @@ import { fileURLToPath } from 'node:url';
 export const STDIO_SERVER_ENTRY = fileURLToPath(new URL('./stdio-server.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export function fakeStdioServer(kind: 'tracker' | 'misbehaving' = 'tracker', env: Record<string, string> = {}) {
+export function fakeStdioServer(kind: 'tracker' | 'misbehaving' | 'files' | 'memory' = 'tracker', env: Record<string, string> = {}) {
   return { kind: 'stdio' as const, command: process.execPath, args: ['--import', 'tsx', STDIO_SERVER_ENTRY, kind], env, cwd: REPO_ROOT };
 }

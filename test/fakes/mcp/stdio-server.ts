@@ -1,16 +1,19 @@
 /**
  * The fake MCP servers as a program speaking stdio, the way `npx some-mcp-server` does:
- *   node --import tsx test/fakes/mcp/stdio-server.ts [tracker|misbehaving]
+ *   node --import tsx test/fakes/mcp/stdio-server.ts [tracker|misbehaving|files|memory]
  * A test cannot read the state of another process, so the hooks are files and variables:
  *   FAKE_MCP_CALL_LOG=<file>   one JSON line per tool call that reached the server ({tool, args})
  *   FAKE_MCP_PID_FILE=<file>   starts a helper child (as real servers do) and writes {"server": pid, "child": pid}
  *   FAKE_MCP_STUBBORN=1        ignores SIGTERM and the end of stdin (server and child): only SIGKILL ends them
  *   FAKE_MCP_FAIL_AT_START=msg writes msg to stderr and exits with code 3 before speaking MCP
  *   FAKE_MCP_SECRET_ECHO=1     writes its environment's FAKE_MCP_TOKEN to stderr (to prove stderr is redacted)
+ *   FAKE_MCP_HANG_AT_START=1   runs but never speaks MCP, as a server stuck at start does (waiting for a download, a lock)
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { buildFilesServer, createFilesState } from './files';
+import { buildMemoryServer } from './memory';
 import { buildMisbehavingServer, createMisbehavingState } from './misbehaving';
 import { buildTrackerServer, createTrackerState } from './tracker';
 
@@ -20,6 +23,11 @@ const env = process.env;
 if (env.FAKE_MCP_FAIL_AT_START) {
   process.stderr.write(`${env.FAKE_MCP_FAIL_AT_START}\n`);
   process.exit(3);
+}
+if (env.FAKE_MCP_HANG_AT_START) {
+  process.stdin.resume();
+  setInterval(() => {}, 1 << 30);
+  await new Promise(() => {});
 }
 if (env.FAKE_MCP_SECRET_ECHO) process.stderr.write(`starting with token ${env.FAKE_MCP_TOKEN}\n`);
 
@@ -45,6 +53,12 @@ if (kind === 'misbehaving') {
     return push(...calls);
   };
   server = buildMisbehavingServer(state);
+} else if (kind === 'files') {
+  const state = createFilesState();
+  state.onCall = logCall;
+  server = buildFilesServer(state);
+} else if (kind === 'memory') {
+  server = buildMemoryServer();
 } else {
   const state = createTrackerState();
   state.onCall = logCall;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createChannelTools } from '../../src/app/channel-tools';
+import { createChannelTools } from '../../src/tools/channel-tools';
 import type { McpHub, McpTool } from '../../src/mcp';
 import { builtInTools } from '../../src/tools';
 
