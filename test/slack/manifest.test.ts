@@ -68,6 +68,7 @@ const NEEDS: Record<string, string[]> = {
   reaction_added: ['reactions:read'],
   file_deleted: ['files:read'],
   app_home_opened: [],
+  user_change: ['users:read'],
   assistant_thread_started: ['assistant:write'],
   assistant_thread_context_changed: ['assistant:write'],
   app_context_changed: ['assistant:write'],
