@@ -248,6 +248,20 @@ describe('per-person sign-in in Slack', () => {
   });
 });
 
+describe('start-up with a per-person server', () => {
+  it('stops with one sentence per missing setting, before anything is opened', async () => {
+    const world = await startOAuthWorld();
+    try {
+      const loaded = loadConfig({ SLACK_BOT_TOKEN: 'xoxb-not-used', SLACK_SIGNING_SECRET: SIGNING_SECRET, OPENAI_API_KEY: 'sk-test-key-0123456789abcdef', MCP_CONFIG: await writeMcpConfig(world, 'mcp-startup') });
+      if (!loaded.ok) throw new Error(loaded.problems.join('; '));
+      const started = startThreadwise(loaded.config, { logger: createLogger({ level: 'error', write: () => {} }) });
+      await expect(started).rejects.toThrow(/^TOKEN_ENCRYPTION_KEY is missing: MCP server "jira" uses "auth": "oauth".*; PUBLIC_URL is missing: /);
+    } finally {
+      await world.close();
+    }
+  });
+});
+
 const adminUrl = process.env.TEST_DATABASE_URL;
 
 describe.skipIf(!adminUrl)('per-person sign-in across two replicas on PostgreSQL', () => {
