@@ -29,6 +29,7 @@ import { ANA, BEN, CHANNEL, SIGNING_SECRET, startHarness, textOf, type Harness }
 const PUBLIC_URL = 'https://threadwise.example.test';
 const TOKEN_KEY = randomBytes(32).toString('hex');
 const CAT = 'U0CAT';
+const DAN = 'U0DAN';
 
 let dir: string;
 beforeAll(async () => {
@@ -36,9 +37,9 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function writeMcpConfig(world: OAuthWorld, name: string): Promise<string> {
+async function writeMcpConfig(world: OAuthWorld, name: string, approval: Record<string, unknown> = { approval: 'auto' }): Promise<string> {
   const file = path.join(dir, `${name}.json`);
-  await writeFile(file, JSON.stringify({ mcpServers: { jira: { url: world.mcpUrl, auth: 'oauth', approval: 'auto' } } }));
+  await writeFile(file, JSON.stringify({ mcpServers: { jira: { url: world.mcpUrl, auth: 'oauth', ...approval } } }));
   return file;
 }
 
@@ -90,10 +91,12 @@ describe('per-person sign-in in Slack', () => {
   beforeAll(async () => {
     world = await startOAuthWorld();
     h = await startHarness({
-      env: { MCP_CONFIG: await writeMcpConfig(world, 'mcp'), PUBLIC_URL, TOKEN_ENCRYPTION_KEY: TOKEN_KEY, CONSOLE_PORT: '0', ADMIN_USERS: BEN },
+      // whoami asks for approval first: a per-person server follows mcp.json's approval rules like any other.
+      env: { MCP_CONFIG: await writeMcpConfig(world, 'mcp', { approval: 'ask', autoApprove: ['search_issues'] }), PUBLIC_URL, TOKEN_ENCRYPTION_KEY: TOKEN_KEY, CONSOLE_PORT: '0', ADMIN_USERS: BEN },
       start: { leaseMs: 30_000, approvalSweepMs: 200 },
     });
     h.slack.addUser({ id: CAT, name: 'cat', displayName: 'Cat' });
+    h.slack.addUser({ id: DAN, name: 'dan', displayName: 'Dan' });
   }, 120_000);
   afterAll(async () => {
     await h?.close();
@@ -231,6 +234,37 @@ describe('per-person sign-in in Slack', () => {
     await postSlackEvent(h.eventsUrl, SIGNING_SECRET, { type: 'user_change', user: { id: CAT, team_id: h.slack.teamId, deleted: true }, event_ts: '1700000000.000100' }, { teamId: h.slack.teamId });
     await eventually(async () => !(await grants()).some((row) => row.user_id === CAT), 10_000, "Cat's grant is gone");
     expect((await grants()).map((row) => row.user_id)).toEqual([BEN]);
+  });
+
+  it('asks for a decision first when a call also needs approval, then for the sign-in; every call runs once, as Dan', async () => {
+    h.model.enqueue({
+      toolCalls: [
+        { name: 'jira__whoami', arguments: {} },
+        { name: 'jira__search_issues', arguments: { query: 'mine' } },
+      ],
+    });
+    const { ts } = await h.mention({ user: DAN, text: `<@${h.slack.botUserId}> who am I in Jira, and what are my issues?` });
+    const approvalMessage = () => h.slack.botMessages(CHANNEL, ts).find((m) => JSON.stringify(m.blocks ?? []).includes('threadwise_approve'));
+    await h.slack.waitFor(() => approvalMessage() !== undefined, 30_000);
+    // Only the call that needs a decision is asked about; nobody is asked to sign in yet.
+    expect(h.slack.botMessages(CHANNEL, ts).filter((m) => JSON.stringify(m.blocks ?? []).includes('threadwise_approve'))).toHaveLength(1);
+    expect(JSON.stringify(approvalMessage()!.blocks)).toContain('*whoami*');
+    expect(h.slack.ephemerals.filter((e) => e.user === DAN)).toHaveLength(0);
+
+    const message = approvalMessage()!;
+    const approvalId = (message.blocks as Array<{ elements?: Array<{ action_id?: string; value?: string }> }>)
+      .flatMap((block) => block.elements ?? [])
+      .find((element) => element.action_id === 'threadwise_approve')!.value!;
+    await h.interact(buttonClick({ slack: h.slack, user: DAN, channel: CHANNEL, message, action: { action_id: 'threadwise_approve', value: approvalId } }));
+    const prompt = await promptFor(h.slack, DAN);
+    expect(h.slack.ephemerals.filter((e) => e.user === DAN)).toHaveLength(1); // one prompt for both calls
+
+    const landing = await signIn(world, connectUrl(prompt), 'dan');
+    h.model.enqueue({ text: 'You are dan, with TCK-1.' });
+    expect((await callback(h.app.port, landing)).status).toBe(200);
+    const answers = await h.answers(CHANNEL, ts, 1, 30_000);
+    expect(answers.at(-1)).toContain('You are dan, with TCK-1.');
+    expect(world.calls.filter((call) => call.user === 'dan').map((call) => call.tool).sort()).toEqual(['search_issues', 'whoami']);
   });
 
   it('never writes a token, a code or a state into the log or a console page', async () => {
