@@ -50,7 +50,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName }),
     settingsFor: settings.forRun,
     // Per-person sign-in: the Connect prompt goes privately to the person the run answers.
-    signInPrompt: composition.signIn ? createConnectPrompter(app.client as never) : undefined,
+    signInPrompt: composition.signIn ? createConnectPrompter(app.client) : undefined,
   });
   const { worker, intake } = createRunQueue(config, {
     db,
