@@ -16,6 +16,7 @@ import { createThreadFiles } from '../files/thread-files';
 import type { Logger } from '../logging/logger';
 import { createMcpHub, loadMcpConfig, type McpConfig } from '../mcp';
 import { createRunExecutor } from '../runs/answer-run';
+import type { SignInPrompter } from '../runs/park-for-sign-in';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from '../runs/seams';
 import { loadSkillLibrary, SkillLoadError } from '../skills';
 import type { Database, DatabaseHandle } from '../store/database';
@@ -28,6 +29,7 @@ import { createChannelModels } from './channel-models';
 import { createChannelTools } from '../tools/channel-tools';
 import { openConfiguredDatabase, type DatabaseChoice } from './database/open-configured-database';
 import { createFileSearch } from './file-search';
+import { openSignIn } from './sign-in';
 import { StartupError } from './startup-error';
 import { createTracing } from './tracing/otel-run-observer';
 
@@ -57,6 +59,8 @@ export interface EdgeSeams {
   settingsFor?: RunSettingsSource;
   /** Asks the person at hand instead of parking the run for a decision in the thread. */
   approveNow?: ApproveNow;
+  /** Shows the person a run answers their private Connect prompt (per-person sign-in; the bot's edge only). */
+  signInPrompt?: SignInPrompter;
 }
 
 export type Composition = Awaited<ReturnType<typeof composeThreadwise>>;
@@ -80,6 +84,9 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   // Servers that are down now are retried in the background (named in /healthz); their tools appear when they answer.
   const mcp = options.mcpServers.servers.length > 0 ? await createMcpHub(options.mcpServers, { logger: logger.child({ component: 'mcp' }) }) : undefined;
   if (mcp) closers.add('mcp', () => mcp.close());
+  // Servers with "auth": "oauth" are used with each person's own account (app/sign-in.ts); closed before the hub.
+  const signIn = await openSignIn(config.signIn, options.mcpServers, db, logger);
+  if (signIn) closers.add('per-person MCP servers', () => signIn.personal.close());
   const models = createChannelModels(config.model, logger, { retry: options.retry });
   const model = models.workspace;
   const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
@@ -95,7 +102,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
     model,
     logger,
   });
-  const toolsFor = createChannelTools(builtInTools(), mcp);
+  const toolsFor = createChannelTools(builtInTools(), mcp, { personal: signIn?.personal });
   // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
   const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
   if (tracing) closers.add('tracing', () => tracing.shutdown());
@@ -111,7 +118,10 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
       ledger: { ...createRunLedger(db), ...edge.ledger },
       files,
       model,
-      toolsFor: edge.approveNow ? createChannelTools(builtInTools(), mcp, { approveNow: edge.approveNow }) : toolsFor,
+      toolsFor: edge.approveNow ? createChannelTools(builtInTools(), mcp, { approveNow: edge.approveNow, personal: signIn?.personal }) : toolsFor,
+      // Another replica's sign-in may have listed a per-person server's tools: fresh lists for each attempt.
+      refreshTools: signIn ? () => signIn.personal.reload() : undefined,
+      signIns: signIn && edge.signInPrompt ? { ledger: signIn.ledger, prompt: edge.signInPrompt } : undefined,
       modelFor: models.modelFor,
       contextWindowOf: contextWindowFor,
       settingsFor: edge.settingsFor,
@@ -125,7 +135,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
     });
   }
 
-  return { logger, database, skills, mcp, model, extractor, files, toolsFor, createExecutor };
+  return { logger, database, skills, mcp, signIn, model, extractor, files, toolsFor, createExecutor };
 }
 
 async function loadSkills(dir: string, watch: boolean, logger: Logger) {

@@ -22,6 +22,8 @@ import { startHousekeeping } from './bot/housekeeping';
 import { openSlackApp, startSlackApp } from './bot/slack-app';
 import { checkSlackTokens } from './check-slack';
 import { composeThreadwise, loadMcpServers } from './compose';
+import { checkOauthConfig } from '../config/oauth-config';
+import { callbackPages } from './sign-in';
 import { startOperatorConsole } from './operator-console';
 import { StartupError } from './startup-error';
 
@@ -76,11 +78,14 @@ export interface RunningThreadwise {
 export async function startThreadwise(config: Config, options: StartOptions = {}): Promise<RunningThreadwise> {
   // Read before the logger is made, so header and env values from mcp.json are redacted like the tokens.
   const mcpServers = await loadMcpServers(config, options.env ?? process.env);
+  // A server with "auth": "oauth" needs PUBLIC_URL and TOKEN_ENCRYPTION_KEY: one sentence each, before anything opens.
+  const signInProblems = checkOauthConfig(config, mcpServers);
+  if (signInProblems.length > 0) throw new StartupError(signInProblems.join('; '));
   const logger =
     options.logger ??
     createLogger({
       level: config.logLevel,
-      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpServers.secrets],
+      secrets: [config.slack.botToken, config.slack.signingSecret, config.slack.appToken, config.model.apiKey, config.console?.token, ...mcpServers.secrets, config.signIn.tokenKey, config.signIn.previousTokenKey],
       messageText: config.logMessageText,
     });
   const clock = options.clock ?? systemClock;
@@ -110,7 +115,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     // Deliveries are journaled from the first event on; what settles them exists once the intake does (below).
     let recorded: RecordedDeliveries | undefined;
     const settleDelivery = (deliveryId: string) => recorded?.onDelivered(deliveryId);
-    const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, activity, killAfterAckForTests: options.killAfterAckForTests });
+    const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, activity, killAfterAckForTests: options.killAfterAckForTests, pages: callbackPages(parts.signIn) });
     const { app, bot } = slack;
     const { worker, intake, deliveries, settings, wakeWorker } = await wireSlackAnswers(config, {
       composition: parts,
@@ -152,6 +157,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
         housekeepingMs: options.housekeepingMs,
         firstHousekeepingMs: options.firstHousekeepingMs,
         approvalSweepMs: options.approvalSweepMs,
+        signIn: parts.signIn,
       }),
     );
     logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: parts.model.name });

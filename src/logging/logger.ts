@@ -25,12 +25,22 @@ const TOKEN_SHAPES = [
   /Bearer\s+[A-Za-z0-9._~+/-]+=*/gi,
 ];
 
+/**
+ * OAuth values by name (per-person sign-in): a sign-in link's `state` and `code` in a URL (the Connect button's
+ * link is in the Web API client's debug line for chat.postEphemeral), and tokens or secrets as JSON fields.
+ */
+const OAUTH_SHAPES = [
+  /([?&](?:state|code|code_verifier|refresh_token|access_token|client_secret)=)[^&"'\s\\]+/g,
+  /("(?:access_token|refresh_token|id_token|code_verifier|client_secret)"\s*:\s*")(?:[^"\\]|\\.)*"/g,
+];
+
 export function createRedactor(secrets: Array<string | undefined>): (text: string) => string {
   const known = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6);
   return (text) => {
     let out = text;
     for (const secret of known) out = out.split(secret).join('[redacted]');
     for (const shape of TOKEN_SHAPES) out = out.replace(shape, '[redacted]');
+    for (const shape of OAUTH_SHAPES) out = out.replace(shape, (_match, name: string) => `${name}[redacted]${name.endsWith('"') ? '"' : ''}`);
     return out;
   };
 }

@@ -15,6 +15,7 @@ import { prepareTurn, type PrepareTurnDependencies } from './prepare-turn';
 import { resumeInterruptedRun } from './resume-run';
 import { RunInterrupted } from './run-interrupted';
 import { parkForApproval } from './park-for-approval';
+import { parkForSignIn, signInCalls, signInSteps, type SignInLedger, type SignInPrompter } from './park-for-sign-in';
 import { parkedTurnOf } from './parked-turn';
 import { observeAttempt } from './observe-run';
 import { openRunChannel } from './run-channel';
@@ -39,6 +40,13 @@ export interface RunDependencies
   logger: Logger;
   /** Told about each attempt, its steps and its end (traces). */
   observer?: RunObserver;
+  /** Before an attempt builds its tools: per-person servers' tool lists, which another replica's sign-in may have changed. */
+  refreshTools?(): Promise<void>;
+  /** Per-person sign-in: parking the run until its speaker has connected, and their private Connect prompt (the edge's). */
+  signIns?: {
+    ledger: SignInLedger & { completed(runId: number): Promise<Array<{ callId: string; server: string; userId: string; at: Date }>> };
+    prompt: SignInPrompter;
+  };
 }
 
 type AttemptOutcome = RunOutcome | { status: 'waiting_approval' };
@@ -83,9 +91,26 @@ export function createRunExecutor(deps: RunDependencies) {
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps, cost.record);
-      const result = await answerWithAgent(agentDeps, prepared, channel, record, signal, resume, settings, current);
+      if (resume && deps.signIns) {
+        const connected = (await deps.signIns.ledger.completed(run.id)).filter((done) => resume.turn.calls.some((call) => call.id === done.callId));
+        signInSteps(resume.turn, { connected }).forEach(cost.record);
+      }
+      await deps.refreshTools?.();
+      // Per-person servers act as the person this run answers (a scheduled task: its owner), nobody else.
+      const speaker = run.triggerUserId ? { teamId: run.teamId ?? thread.teamId, userId: run.triggerUserId } : undefined;
+      const toolsFor: typeof agentDeps.toolsFor = (channelId, options) => agentDeps.toolsFor(channelId, { ...options, speaker, runId: run.id });
+      const result = await answerWithAgent({ ...agentDeps, toolsFor }, prepared, channel, record, signal, resume, settings, current);
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
+        const waitingForSignIn = deps.signIns ? signInCalls(result.awaiting) : [];
+        if (deps.signIns && waitingForSignIn.length === result.awaiting.calls.length) {
+          signInSteps(result.awaiting.turn, { requested: waitingForSignIn }).forEach(cost.record);
+          const costs = { ...cost.totals(), iterations: result.iterations };
+          return await parkForSignIn({ run, thread, channel, ledger: deps.ledger, signIns: deps.signIns.ledger, prompt: deps.signIns.prompt, costs, logger: log }, result.awaiting);
+        }
+        // Beside calls waiting for a decision, a call waiting for a sign-in just runs again once they are decided
+        // (and asks for the sign-in then): only the decisions are asked for now.
+        if (waitingForSignIn.length > 0) result.awaiting = { ...result.awaiting, calls: result.awaiting.calls.filter((call) => !call.signIn) };
         const parking = { run, thread, channel, ledger: deps.ledger, approvalTimeoutMs: deps.settings.approvalTimeoutMs, cost, logger: log };
         return await parkForApproval(parking, { awaiting: result.awaiting, iterations: result.iterations });
       }

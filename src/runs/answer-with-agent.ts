@@ -32,9 +32,9 @@ export interface AgentSettings {
 export interface AgentDependencies extends ModelChoice {
   /**
    * The tools offered in a channel: threadwise's own, and the MCP servers' enabled there (only `mcpServers`, when
-   * the channel's settings name some).
+   * the channel's settings name some). Per-person servers' tools act as `speaker`, the person the run answers.
    */
-  toolsFor(channelId: string, options?: { mcpServers?: readonly string[] }): ToolRegistry;
+  toolsFor(channelId: string, options?: { mcpServers?: readonly string[]; speaker?: { teamId: string; userId: string }; runId?: number }): ToolRegistry;
   skills: SkillReader;
   settings: AgentSettings;
   now: () => number;

@@ -26,6 +26,8 @@ export interface SignInLedger {
     turn: ParkedTurn;
     requests: Array<{ requestId: number; callId: string }>;
     costs: SignInParkContext['costs'];
+    /** The servers waited for: the run's current step while it waits ({ kind: 'sign_in', names }). */
+    servers?: string[];
   }): Promise<boolean>;
 }
 
@@ -59,6 +61,7 @@ export async function parkForSignIn(context: SignInParkContext, awaiting: NonNul
     turn: awaiting.turn,
     requests: calls.map((call) => ({ requestId: call.signIn.requestId, callId: call.callId })),
     costs: context.costs,
+    servers: [...new Set(calls.map((call) => call.signIn.server))],
   });
   if (!parked) throw new RunInterrupted('lease_lost');
   await channel.status.clear();

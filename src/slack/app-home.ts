@@ -13,6 +13,7 @@ import type { Database } from '../store/database';
 import { escapeMrkdwn } from './format/escape-mrkdwn';
 import type { ToolListing, ToolOverview } from './format-tool-list';
 import type { AppHomeOpenedPayload, EventEnvelopePayload } from './payload-schemas';
+import { connectedAccountsBlocks, grantsAdminBlocks, type ConnectedServerLine, type GrantLine } from './oauth-home';
 
 export interface AppHomeDependencies {
   db: Database;
@@ -24,6 +25,12 @@ export interface AppHomeDependencies {
   botName: string;
   now: () => number;
   logger: Logger;
+  /** Per-person servers: the person's connected accounts (with Disconnect) and, for admins, who connected what. */
+  accounts?: {
+    servers: readonly string[];
+    grantsOf(teamId: string, userId: string): Promise<ConnectedServerLine[]>;
+    allGrants(teamId: string): Promise<GrantLine[]>;
+  };
 }
 
 export interface AppHomeHost {
@@ -33,22 +40,34 @@ export interface AppHomeHost {
 const DAY_MS = 24 * 60 * 60_000;
 const MAX_CHANNELS = 15;
 
-export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): void {
+/** Returns what publishes a person's Home tab again (after Disconnect). */
+export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): (client: WebClient, teamId: string, user: string) => Promise<void> {
   app.event('app_home_opened', async ({ event, body, client }) => {
     if (event.tab !== 'home') return;
-    const user = event.user;
-    const teamId = body.team_id ?? '';
-    try {
-      const [channels, recent, usage] = await Promise.all([
-        channelsWithSettings(client, deps, teamId),
-        recentWithLinks(client, deps, user),
-        deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
-      ]);
-      await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools().tools }) as never } });
-    } catch (error) {
-      deps.logger.warn('could not publish the home tab', { user, error });
-    }
+    await publishHome(client, deps, body.team_id ?? '', event.user);
   });
+  return (client, teamId, user) => publishHome(client, deps, teamId, user);
+}
+
+async function publishHome(client: WebClient, deps: AppHomeDependencies, teamId: string, user: string): Promise<void> {
+  try {
+    const [channels, recent, usage] = await Promise.all([
+      channelsWithSettings(client, deps, teamId),
+      recentWithLinks(client, deps, user),
+      deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
+    ]);
+    const accounts = await accountBlocks(deps, teamId, user);
+    await client.views.publish({ user_id: user, view: { type: 'home', blocks: [...renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools().tools }), ...accounts] as never } });
+  } catch (error) {
+    deps.logger.warn('could not publish the home tab', { user, error });
+  }
+}
+
+/** The person's connected per-person servers; for admins, also who connected which (never a token). */
+async function accountBlocks(deps: AppHomeDependencies, teamId: string, user: string): Promise<unknown[]> {
+  if (!deps.accounts || deps.accounts.servers.length === 0) return [];
+  const [mine, all] = await Promise.all([deps.accounts.grantsOf(teamId, user), deps.admins.includes(user) ? deps.accounts.allGrants(teamId) : Promise.resolve(undefined)]);
+  return [{ type: 'divider' }, ...connectedAccountsBlocks(mine, deps.accounts.servers), ...(all ? [{ type: 'divider' }, ...grantsAdminBlocks(all)] : [])];
 }
 
 /** Today and the six UTC days before it: the same days the console's usage and the daily limits count. */

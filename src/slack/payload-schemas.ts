@@ -64,6 +64,12 @@ const membershipEvent = z.looseObject({ type: z.enum(['member_joined_channel', '
 
 const appHomeOpened = z.looseObject({ type: z.literal('app_home_opened'), user: id, tab: z.string().optional() });
 
+/** A person's profile changed; `deleted`: they left the workspace (person-left.ts forgets their grants). */
+const userChange = z.looseObject({
+  type: z.literal('user_change'),
+  user: z.looseObject({ id, team_id: z.string().optional(), deleted: z.boolean().optional() }),
+});
+
 /** Agent view (agent-view.ts): the thread's user and, when Slack sends it, the channel the user is looking at. */
 const agentViewContext = z.looseObject({ channel_id: id.optional(), team_id: z.string().optional() });
 const assistantThreadEvent = z.looseObject({
@@ -93,6 +99,8 @@ const eventSchemaFor = (event: Record<string, unknown>): z.ZodType | undefined =
       return fileDeleted;
     case 'app_home_opened':
       return appHomeOpened;
+    case 'user_change':
+      return userChange;
     case 'assistant_thread_started':
     case 'assistant_thread_context_changed':
       return assistantThreadEvent;
@@ -181,6 +189,7 @@ export type AssistantThreadEventPayload = z.infer<typeof assistantThreadEvent>;
 export type AppContextChangedPayload = z.infer<typeof appContextChanged>;
 /** The body an event came in: its envelope (the event itself is typed by its name, in SlackEventPayloads). */
 export type EventEnvelopePayload = z.infer<typeof eventEnvelope>;
+export type UserChangePayload = z.infer<typeof userChange>;
 export type AskCommandPayload = z.infer<typeof askCommand>;
 export type BlockActionsPayload = z.infer<typeof blockActions>;
 export type BlockActionPayload = BlockActionsPayload['actions'][number];
@@ -195,6 +204,7 @@ export interface SlackEventPayloads {
   reaction_added: ReactionAddedPayload;
   file_deleted: FileDeletedPayload;
   app_home_opened: AppHomeOpenedPayload;
+  user_change: UserChangePayload;
   assistant_thread_started: AssistantThreadEventPayload;
   assistant_thread_context_changed: AssistantThreadEventPayload;
   app_context_changed: AppContextChangedPayload;

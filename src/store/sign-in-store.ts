@@ -56,6 +56,8 @@ export interface SignInParkRequest {
   /** The sign-in requests the run waits for, each with the call that waits on it. */
   requests: Array<{ requestId: number; callId: string }>;
   costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number; costUsd?: number };
+  /** The servers the person must sign in to: the run's current step for the console ("waiting for sign-in to jira"). */
+  servers?: string[];
 }
 
 /**
@@ -74,6 +76,8 @@ export async function parkRunForSignIn(db: Database, request: SignInParkRequest)
         leaseExpiresAt: null,
         attempts: 0,
         draftTs: [],
+        currentStep: request.servers?.length ? { kind: 'sign_in', names: request.servers } : null,
+        currentStepAt: request.servers?.length ? sql`clock_timestamp()` : null,
         model: request.costs.model,
         strategy: request.costs.strategy,
         iterations: request.costs.iterations ?? 0,

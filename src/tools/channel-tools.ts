@@ -11,7 +11,7 @@
  */
 import type { ApproveNow } from '../core/approval';
 import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from '../files/image-format';
-import { OPENAI_TOOL_LIMIT, type McpHub, type McpTool, type ServerHealth } from '../mcp';
+import { OPENAI_TOOL_LIMIT, type McpHub, type McpTool, type McpToolResult, type PersonalServers, type ServerHealth, type Speaker } from '../mcp';
 import { countTokens } from '../text/tokenizer';
 import { createExternalTool } from './external-tool';
 import { createToolRegistry, type ToolRegistry } from './registry';
@@ -45,37 +45,44 @@ export function createChannelTools(
     /** Asks the person at hand before a tool that needs approval (the terminal); without it such a call parks the run. */
     approveNow?: ApproveNow;
     budget?: ToolBudget;
+    /** Servers with `"auth": "oauth"`: their tools act as the run's speaker, never anyone else. */
+    personal?: PersonalServers;
   } = {},
-): (channelId: string, options?: { mcpServers?: readonly string[] }) => ToolRegistry {
+): (channelId: string, options?: ChannelToolOptions) => ToolRegistry {
   const builtInOnly = createToolRegistry(builtIn);
-  if (!hub) return () => builtInOnly;
+  const { personal } = options;
+  if (!hub && !personal) return () => builtInOnly;
   const budget = options.budget ?? DEFAULT_TOOL_BUDGET;
   // Keyed by the hub's own objects, which it replaces when a server's tools change.
   const external = new WeakMap<McpTool, Tool>();
   const externalTool = (tool: McpTool) => {
     let made = external.get(tool);
     if (!made) {
-      made = toExternalTool(hub, tool, options.approveNow);
+      made = toExternalTool(hub!, tool, options.approveNow);
       external.set(tool, made);
     }
     return made;
   };
 
-  return (channelId, { mcpServers } = {}) => {
+  return (channelId, { mcpServers, speaker, runId } = {}) => {
     // mcp.json's `channels` decides where a server may be used at all; the channel's settings narrow that further.
     const chosen = mcpServers ? new Set(mcpServers) : undefined;
-    const enabled = hub.tools(channelId, { limit: Number.MAX_SAFE_INTEGER }).filter((tool) => !chosen || chosen.has(tool.server));
-    const servers = () => hub.health(channelId).servers.filter((server) => !chosen || chosen.has(server.name));
-    const { upFront, bySearch } = splitByBudget(enabled, budget, builtIn.length, chosen !== undefined);
+    // Per-person servers' tools act as the run's speaker (nobody else's account); the terminal has none. They are
+    // few (a connect tool, or one person's list) and always offered, so a sign-in can be asked for.
+    const own = (personal?.tools(channelId) ?? []).filter((tool) => !chosen || chosen.has(tool.server));
+    const enabled = (hub?.tools(channelId, { limit: Number.MAX_SAFE_INTEGER }) ?? []).filter((tool) => !chosen || chosen.has(tool.server));
+    const servers = () => (hub?.health(channelId).servers ?? []).filter((server) => !chosen || chosen.has(server.name));
+    const { upFront, bySearch } = splitByBudget(enabled, budget, builtIn.length + own.length, chosen !== undefined);
+    const personalTools = own.map((tool) => toPersonalTool(personal!, tool, { speaker, runId }, options.approveNow));
     const registry =
-      enabled.length === 0
+      enabled.length === 0 && own.length === 0
         ? builtInOnly
-        : createRunTools(builtInOnly, upFront.map(externalTool), bySearch.map((tool) => searchable(tool, externalTool(tool))));
+        : createRunTools(builtInOnly, [...upFront.map(externalTool), ...personalTools], bySearch.map((tool) => searchable(tool, externalTool(tool))));
     const searched = new Set(bySearch.map((tool) => tool.name));
     const overview = (): ToolOverview => ({
       tools: [
         ...describe(builtInOnly),
-        ...enabled.map((tool) => ({
+        ...[...enabled, ...own].map((tool) => ({
           name: tool.name,
           description: tool.description,
           needsApproval: tool.needsApproval,
@@ -90,6 +97,13 @@ export function createChannelTools(
     overviews.set(registry, overview);
     return registry;
   };
+}
+
+/** Who a run's tool calls act as on per-person servers, and the run (a sign-in it let expire is not asked again). */
+export interface ChannelToolOptions {
+  mcpServers?: readonly string[];
+  speaker?: Speaker;
+  runId?: number;
 }
 
 /** For `/ask tools`: what the channel offers, which calls wait for approval, and each server's state. */
@@ -210,13 +224,35 @@ function toExternalTool(hub: McpHub, tool: McpTool, approveNow: ApproveNow | und
     approveNow,
     async call(args, { signal, maxChars }) {
       const result = await hub.call(tool.name, args, { signal, maxChars });
-      const images = result.images.flatMap((image, i) => {
-        const bytes = Buffer.from(image.data, 'base64');
-        const format = detectImageFormat(bytes);
-        if (!format || !SHOWABLE_IMAGE_FORMATS.has(format)) return [];
-        return [{ dataUrl: `data:${imageMimeType(format)};base64,${image.data}`, name: `${tool.tool} image ${i + 1}` }];
-      });
-      return { text: result.text, images };
+      return { text: result.text, images: showableImages(tool, result) };
     },
+  });
+}
+
+/** A per-person server's tool: called with the speaker's own account; SignInRequired when they must connect first. */
+function toPersonalTool(personal: PersonalServers, tool: McpTool, caller: { speaker?: Speaker; runId?: number }, approveNow: ApproveNow | undefined): Tool {
+  return createExternalTool({
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    server: tool.server,
+    action: tool.tool,
+    needsApproval: tool.needsApproval,
+    hints: { readOnly: tool.hints.readOnly, destructive: tool.hints.destructive },
+    approveNow,
+    async call(args, { signal, maxChars }) {
+      const result = await personal.call(tool.name, args, { as: caller.speaker, ...(caller.runId !== undefined ? { runId: caller.runId } : {}), signal, maxChars });
+      return { text: result.text, images: showableImages(tool, result) };
+    },
+  });
+}
+
+/** Images a server returned, checked by their bytes: only formats the model can be shown. */
+function showableImages(tool: McpTool, result: McpToolResult) {
+  return result.images.flatMap((image, i) => {
+    const bytes = Buffer.from(image.data, 'base64');
+    const format = detectImageFormat(bytes);
+    if (!format || !SHOWABLE_IMAGE_FORMATS.has(format)) return [];
+    return [{ dataUrl: `data:${imageMimeType(format)};base64,${image.data}`, name: `${tool.tool} image ${i + 1}` }];
   });
 }

@@ -12,7 +12,7 @@ export function builtInTools(): Tool[] {
   return [loadFileTool, peekFileTool, extractFileTool, searchFileTool, askFileTool, loadSkillTool];
 }
 
-/** The built-in tools as a registry (channels with MCP servers add theirs: app/channel-tools.ts). */
+/** The built-in tools as a registry (channels with MCP servers add theirs: channel-tools.ts). */
 export function createDefaultTools(): ToolRegistry {
   return createToolRegistry(builtInTools());
 }

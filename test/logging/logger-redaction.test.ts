@@ -28,3 +28,17 @@ describe('message text in logs', () => {
     expect(lines.join('\n')).toContain('our Q3 numbers');
   });
 });
+
+describe('OAuth values in logs (per-person sign-in)', () => {
+  it('redacts a sign-in link’s state and code, and token fields, wherever a line carries them', () => {
+    const { lines, logger } = capture();
+    const state = 'n0tAn0therPers0nsState_-abcdefghijklmnopqrstu';
+    logger.debug(`http request body: {"channel":"C0GENERAL","blocks":[{"type":"actions","elements":[{"url":"https://as.example/authorize?response_type=code&client_id=c1&state=${state}&code_challenge=x"}]}]}`);
+    logger.info('landed', { url: 'https://threadwise.example/oauth/callback?code=code-123456&state=abcdef123456' });
+    logger.debug('token response', { body: { access_token: 'at-ana-0123456789', refresh_token: 'rt-ana-0123456789', expires_in: 3600 } });
+    const out = lines.join('\n');
+    expect(out).not.toMatch(new RegExp(`${state}|code-123456|abcdef123456|at-ana-0123456789|rt-ana-0123456789`));
+    expect(out).toContain('client_id=c1');
+    expect(out).toContain('"expires_in":3600');
+  });
+});

@@ -71,6 +71,7 @@ const NEEDS: Record<string, string[]> = {
   member_joined_channel: ['channels:read', 'groups:read'],
   member_left_channel: ['channels:read', 'groups:read'],
   app_home_opened: [],
+  user_change: ['users:read'],
   assistant_thread_started: ['assistant:write'],
   assistant_thread_context_changed: ['assistant:write'],
   app_context_changed: ['assistant:write'],

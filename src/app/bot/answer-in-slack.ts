@@ -12,6 +12,7 @@ import { createSlackAnswerChannels } from '../../slack/answer-channel';
 import { recoverQuestions } from '../../slack/ask-on-behalf';
 import { createFilePrefetch } from '../../slack/prefetch-thread-files';
 import { createRefusalNotice } from '../../slack/refusal-notice';
+import { createConnectPrompter } from '../../slack/connect-prompt';
 import { createSlackThreadSource } from '../../slack/thread-reader';
 import type { Composition } from '../compose';
 import { createRecordedDeliveries } from '../recorded-deliveries';
@@ -53,6 +54,8 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     threads,
     answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName, clock }),
     settingsFor: settings.forRun,
+    // Per-person sign-in: the Connect prompt goes privately to the person the run answers.
+    signInPrompt: composition.signIn ? createConnectPrompter(app.client) : undefined,
   });
   const { worker, intake } = createRunQueue(config, {
     db,
@@ -70,7 +73,8 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
   });
   closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - clock.now())));
   const wakeWorker = () => worker.wake();
-  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker });
+  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker, signIn: composition.signIn });
+  if (composition.signIn) composition.signIn.onRunResumable.current = wakeWorker;
   const deliveries = createRecordedDeliveries({
     db,
     replicaId,

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { raceWithSignal } from '../../core/abort';
 import type { Logger } from '../../logging/logger';
 import type { McpHub } from '../../mcp';
-import type { HealthReport } from '../../slack/receiver/threaded-http-receiver';
+import type { HealthReport, PageHandler } from '../../slack/receiver/threaded-http-receiver';
 import type { DatabaseHandle } from '../../store/database';
 
 export function createHealthCheck(database: DatabaseHandle, mcp: McpHub | undefined, logger: Logger): () => Promise<HealthReport> {
@@ -23,9 +23,17 @@ export function createHealthCheck(database: DatabaseHandle, mcp: McpHub | undefi
   };
 }
 
-/** Serves /healthz alone on `port` (0: any free port); resolves with the port and a close. */
-export async function serveHealth(port: number, check: () => Promise<HealthReport>): Promise<{ port: number; close(): void }> {
+/** Serves /healthz (and `pages`: the OAuth callback) on `port` (0: any free port); resolves with the port and a close. */
+export async function serveHealth(port: number, check: () => Promise<HealthReport>, pages: Record<string, PageHandler> = {}): Promise<{ port: number; close(): void }> {
   const server = createServer((req, res) => {
+    const [path = '', search = ''] = (req.url ?? '/').split(/\?(.*)/s);
+    const page = req.method === 'GET' ? pages[path] : undefined;
+    if (page) {
+      return void page(new URLSearchParams(search)).then(
+        ({ status, headers, body }) => res.writeHead(status, headers).end(body),
+        () => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('Something went wrong. Go back to Slack and try again.'),
+      );
+    }
     if (req.url !== '/healthz') return void res.writeHead(404).end();
     void check().then(({ status, body }) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)));
   });

@@ -12,6 +12,8 @@ import { expireWaitingApprovals } from '../../slack/approval-actions';
 import type { Database } from '../../store/database';
 import { pruneDedupeRecords } from '../../store/event-store';
 import { sweepExpiredContent } from '../../store/retention';
+import { expireWaitingSignIns } from '../../runs/park-for-sign-in';
+import type { SignInParts } from '../sign-in';
 
 /** How often dedupe records are pruned and content past RETENTION_DAYS is swept. */
 const HOUSEKEEPING_MS = 60 * 60_000;
@@ -30,6 +32,8 @@ export interface HousekeepingParts {
   housekeepingMs?: number;
   firstHousekeepingMs?: number;
   approvalSweepMs?: number;
+  /** Per-person sign-in: sign-ins nobody finished expire beside the approvals; grants follow RETENTION_DAYS. */
+  signIn?: Pick<SignInParts, 'expire' | 'sweep'>;
 }
 
 /** Starts the timers; returns what stops them. */
@@ -43,10 +47,16 @@ export function startHousekeeping(config: Pick<Config, 'retentionDays' | 'timeZo
         (error) => logger.warn('could not sweep content past RETENTION_DAYS', { error }),
       );
     }
+    parts.signIn?.sweep(config.retentionDays).then(
+      (swept) => (swept.grants > 0 || swept.signIns > 0) && logger.info('retention sweep of per-person grants', { retentionDays: config.retentionDays, ...swept }),
+      (error) => logger.warn('could not sweep per-person grants', { error }),
+    );
   };
   const approvals = { db, timeZone: config.timeZone, logger, onRunResumable: parts.onRunResumable };
   const expire = () => {
     activity.track(expireWaitingApprovals(parts.client, approvals)).catch((error) => logger.warn('could not expire waiting approvals', { error }));
+    const signIn = parts.signIn;
+    if (signIn) activity.track(expireWaitingSignIns({ expire: () => signIn.expire(), onRunResumable: parts.onRunResumable, logger })).catch((error) => logger.warn('could not expire waiting sign-ins', { error }));
   };
   const stops = [
     every(clock, parts.housekeepingMs ?? HOUSEKEEPING_MS, sweep, { background: true }),

@@ -12,7 +12,7 @@ import type { BotIdentity } from '../../conversation';
 import type { Closers } from '../../core/closers';
 import type { Logger } from '../../logging/logger';
 import { identifyBot } from '../../slack/bot-identity';
-import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../../slack/receiver/threaded-http-receiver';
+import { createThreadedHttpReceiver, type HealthReport, type PageHandler, type ThreadedHttpReceiver } from '../../slack/receiver/threaded-http-receiver';
 import type { DatabaseHandle } from '../../store/database';
 import { RECORD_DELIVERIES_SQL } from '../../store/delivery-store';
 import { toBoltLogger } from '../bolt-logger';
@@ -31,6 +31,8 @@ export interface SlackAppParts {
   /** Registers what the receiver hands Bolt (or, over Socket Mode, Bolt's own processing), for idle(). */
   activity: Activity;
   killAfterAckForTests?: boolean;
+  /** GET pages served on PORT in either mode (the OAuth callback). */
+  pages?: Record<string, PageHandler>;
 }
 
 export interface SlackApp {
@@ -38,6 +40,8 @@ export interface SlackApp {
   /** HTTP mode only. */
   receiver?: ThreadedHttpReceiver;
   bot: BotIdentity;
+  /** Served on PORT beside /healthz in Socket Mode too. */
+  pages?: Record<string, PageHandler>;
 }
 
 export async function openSlackApp(config: Config, parts: SlackAppParts): Promise<SlackApp> {
@@ -68,6 +72,7 @@ export async function openSlackApp(config: Config, parts: SlackAppParts): Promis
       onDelivered: parts.onDelivered,
       activity: parts.activity,
       killAfterAckForTests: parts.killAfterAckForTests,
+      pages: parts.pages,
     });
   }
   const app = new App({
@@ -87,7 +92,7 @@ export async function openSlackApp(config: Config, parts: SlackAppParts): Promis
   } catch (error) {
     throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
   }
-  return { app, receiver, bot: await identifyBot(app.client) };
+  return { app, receiver, bot: await identifyBot(app.client), pages: parts.pages };
 }
 
 /** Starts receiving events; returns the port /slack/events (HTTP) or /healthz (Socket Mode) listens on. */
@@ -101,7 +106,7 @@ export async function startSlackApp(slack: SlackApp, config: Config, health: () 
   }
   await app.start();
   // Socket Mode has no HTTP server of its own: keep /healthz for the platform's probes.
-  const server = await serveHealth(config.slack.port, health);
+  const server = await serveHealth(config.slack.port, health, slack.pages);
   closers.add('health server', () => server.close());
   return server.port;
 }

@@ -21,6 +21,10 @@ import { describeChannelTools } from '../../tools/channel-tools';
 import type { createBotChannelSettings } from './channel-settings';
 import { createRunRequests } from '../../runs/run-requests';
 import { slackDeletions } from '../slack-deletions';
+import { registerConnectButton } from '../../slack/connect-prompt';
+import { registerDisconnectAction } from '../../slack/oauth-home';
+import { registerPersonLeft } from '../../slack/person-left';
+import type { SignInParts } from '../sign-in';
 
 export interface SurfaceParts {
   db: Database;
@@ -34,6 +38,8 @@ export interface SurfaceParts {
   now: () => number;
   /** A decision made a parked run resumable: the worker should look now. */
   onRunResumable: () => void;
+  /** Per-person sign-in, when an MCP server uses it: Connect, Disconnect, App Home's accounts, people who leave. */
+  signIn?: SignInParts;
 }
 
 /** Returns what the listeners were given (questions recovered after a crash are answered with the same). */
@@ -58,7 +64,7 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
   registerReactionTriggers(app as never, { db, intake, bot, settingsFor: settings.settingsFor, logger, replicaId });
   registerAskShortcuts(app as unknown as ShortcutHost, { db, intake, botName: bot.name, logger, replicaId });
   registerAgentView(app as never, { db, settingsFor: settings.settingsFor, logger });
-  registerAppHome(app as never, {
+  const refreshHome = registerAppHome(app as never, {
     db,
     settingsFor: settings.settingsFor,
     skills: listSkills,
@@ -67,7 +73,14 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     botName: bot.name,
     now: parts.now,
     logger,
+    accounts: parts.signIn && { servers: parts.signIn.serverNames, grantsOf: parts.signIn.grantsOf, allGrants: parts.signIn.allGrants },
   });
+  const signIn = parts.signIn;
+  if (signIn) {
+    registerConnectButton(app as never);
+    registerDisconnectAction(app as never, { disconnect: (as, server) => signIn.personal.disconnect(as, server), refreshHome: (teamId, userId) => refreshHome(app.client, teamId, userId), logger });
+    registerPersonLeft(app as never, { forget: signIn.forgetPerson, logger });
+  }
   registerApprovalActions(app, { db, timeZone: config.timeZone, logger, onRunResumable: parts.onRunResumable, admins: config.approval.adminUsers });
   app.error(async (error) => {
     logger.error('unhandled error in a Slack listener', { error });

@@ -20,6 +20,9 @@ import { classifySlackBody, parseSlackBody, retryOf, verifySlackSignature } from
 
 const { signingSecret, port, eventsPath, healthPath, bodyLimitBytes, ackTimeoutMs, healthTimeoutMs, journal, killAfterAckForTests, handedOver } =
   workerData;
+/** GET pages the main thread answers (the OAuth callback): not Slack's, so not signed. */
+const pagePaths = new Set(workerData.pagePaths ?? []);
+const pageTimeoutMs = workerData.pageTimeoutMs ?? 60_000;
 
 /**
  * Events API deliveries acknowledged and not yet received by the main thread (it counts them down as they arrive):
@@ -49,6 +52,13 @@ async function handle(req, res) {
     return askMainThread(res, { type: 'health' }, healthTimeoutMs, () => {
       log('error', 'the health check got no answer from the event loop', { waitedMs: healthTimeoutMs });
       res.writeHead(503, { 'content-type': 'application/json' }).end('{"ok":false,"error":"event loop not responding"}');
+    });
+  }
+  if (pagePaths.has(path) && req.method === 'GET') {
+    const search = (req.url ?? '').slice(path.length);
+    return askMainThread(res, { type: 'page', path, search }, pageTimeoutMs, () => {
+      log('warn', 'a page got no answer in time', { path, waitedMs: pageTimeoutMs });
+      res.writeHead(504, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }).end('This took too long. Go back to Slack and try again.');
     });
   }
   if (path !== eventsPath) return void res.writeHead(404).end();
@@ -268,12 +278,12 @@ function askMainThread(res, message, timeoutMs, onTimeout) {
   post({ ...message, id });
 }
 
-function respond({ id, status, contentType, body }) {
+function respond({ id, status, contentType, headers, body }) {
   const entry = waiting.get(id);
   if (!entry) return; // answered already, by its timeout
   waiting.delete(id);
   clearTimeout(entry.timer);
-  entry.res.writeHead(status, contentType ? { 'content-type': contentType } : {}).end(body);
+  entry.res.writeHead(status, headers ?? (contentType ? { 'content-type': contentType } : {})).end(body);
 }
 
 /** The body as text, or undefined once it is over `limit` bytes (the rest is read and dropped). */

@@ -14,6 +14,15 @@ export interface HealthReport {
   body: Record<string, unknown>;
 }
 
+/** A page served on GET beside the Slack endpoint (the OAuth callback): asked of the main thread. */
+export interface PageResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type PageHandler = (query: URLSearchParams) => Promise<PageResponse>;
+
 export interface ThreadedHttpReceiverOptions {
   signingSecret: string;
   logger: Logger;
@@ -39,6 +48,9 @@ export interface ThreadedHttpReceiverOptions {
   killAfterAckForTests?: boolean;
   /** Where each request registers while Bolt processes it. */
   activity?: Activity;
+  /** GET pages by path (e.g. /oauth/callback), answered on the main thread; 504 after `pageTimeoutMs` (default 60 s). */
+  pages?: Record<string, PageHandler>;
+  pageTimeoutMs?: number;
 }
 
 /** A recorded delivery to process again (its process died before its run was written). */
@@ -88,6 +100,7 @@ type ThreadMessage =
   | { type: 'listen-failed'; code?: string; message: string }
   | { type: 'request'; id?: number; body: Record<string, unknown>; retryNum?: number; retryReason?: string; deliveryId?: string }
   | { type: 'health'; id: number }
+  | { type: 'page'; id: number; path: string; search: string }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; message: string; fields: Record<string, unknown> }
   | { type: 'closed' };
 
@@ -146,6 +159,18 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
     );
   };
 
+  const servePage = (id: number, path: string, search: string) => {
+    const handler = options.pages?.[path];
+    if (!handler) return respond(id, 404);
+    handler(new URLSearchParams(search)).then(
+      (page) => worker?.postMessage({ type: 'respond', id, status: page.status, headers: page.headers, body: page.body }),
+      (error: unknown) => {
+        logger.error('a page failed', { path, error });
+        worker?.postMessage({ type: 'respond', id, status: 500, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, body: 'Something went wrong. Go back to Slack and try again.' });
+      },
+    );
+  };
+
   const spawn = (listenOn: number) =>
     new Promise<void>((resolve, reject) => {
       // A port of its own for each thread: a port moved into a thread that died is gone with it.
@@ -170,6 +195,8 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
           },
           killAfterAckForTests: options.killAfterAckForTests === true,
           handedOver,
+          pagePaths: Object.keys(options.pages ?? {}),
+          pageTimeoutMs: options.pageTimeoutMs ?? 60_000,
         },
         transferList: journalPort ? [journalPort] : [],
       });
@@ -192,6 +219,9 @@ export function createThreadedHttpReceiver(options: ThreadedHttpReceiverOptions)
             break;
           case 'health':
             checkHealth(message.id);
+            break;
+          case 'page':
+            servePage(message.id, message.path, message.search);
             break;
           case 'log':
             logger[message.level](message.message, message.fields);
