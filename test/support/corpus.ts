@@ -15,6 +15,8 @@ import { corpusDirectory, isCorpusAt } from '../../evals/fixtures/corpus';
 
 const dir = corpusDirectory();
 export const corpus = { dir, present: isCorpusAt(dir) };
+/** The same, by the names the benches use. */
+export const corpusDir = corpus.dir;
 
 /** The corpus is here, with every named file. */
 export function hasCorpus(...names: string[]): boolean {
