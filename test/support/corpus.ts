@@ -6,7 +6,7 @@
  * with one line saying so (test/support/corpus-reporter.ts). Tests that only need *a* document of a kind use the
  * generated ones instead (test/support/fixtures).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createDocumentExtractor } from '../../src/documents';
@@ -30,10 +30,6 @@ export function corpusPath(name: string): string {
 /** A corpus file as a fresh Uint8Array that owns its buffer, the way a download hands it over. */
 export async function readCorpusFile(name: string): Promise<Uint8Array> {
   return new Uint8Array(await readFile(corpusPath(name)));
-}
-
-export function corpusFile(name: string): Buffer {
-  return readFileSync(corpusPath(name));
 }
 
 /** Extracts corpus files with the real extractor (worker threads), a few at a time, by file name. */
