@@ -16,7 +16,9 @@ import { openLocalThreadwise } from '../src/app/local';
 import { StartupError } from '../src/app/startup-error';
 import { loadLocalConfig } from '../src/config';
 import { createLogger } from '../src/logging/logger';
-import { CaseFileError, loadCases } from './runner/case-file';
+import { CaseFileError, corpusFilesOf, loadCases } from './runner/case-file';
+import { removeGeneratedFiles } from './fixtures/catalogue';
+import { corpusDirectory, corpusTierNotice, isCorpusAt } from './fixtures/corpus';
 import { compareWithBaseline, formatTable, summarise, type EvalRun } from './runner/report';
 import { runCase, type CaseResult } from './runner/run-case';
 import { startScriptedModel, type ScriptedModel } from './runner/scripted-model';
@@ -28,7 +30,7 @@ const USAGE = `Usage: npm run eval -- [--scripted] [--judge] [--case NAME]… [-
   --judge           also grade each case's free-text "judge:" criterion with an LLM (EVAL_JUDGE_MODEL, else OPENAI_MODEL)
   --case NAME       run only cases whose name or tag contains NAME (repeatable)
   --cases DIR       the cases folder (default evals/cases)
-  --corpus DIR      where corpus files are found (default ../shared/corpus beside the repository, or EVAL_CORPUS_DIR)
+  --corpus DIR      where corpus files are found (default CORPUS_DIR, else ../shared/corpus beside the repository)
   --out FILE        write the run as JSON there (default evals/results/<time>-<model>.json)
   --baseline FILE   compare with an earlier run's JSON: what got better or worse`;
 
@@ -64,7 +66,7 @@ if (args.help) {
 
 const cwd = process.env.INIT_CWD ?? process.cwd();
 const casesDir = path.resolve(cwd, args.cases ?? path.join(repo, 'evals/cases'));
-const corpusDir = path.resolve(cwd, args.corpus ?? process.env.EVAL_CORPUS_DIR ?? path.join(repo, '../shared/corpus'));
+const corpusDir = args.corpus ? path.resolve(cwd, args.corpus) : corpusDirectory(process.env.CORPUS_DIR?.trim() || process.env.EVAL_CORPUS_DIR?.trim() || undefined);
 
 let cases;
 try {
@@ -74,8 +76,13 @@ try {
   fail(2, error.message);
 }
 const wanted = (args.case ?? []).map((name) => name.toLowerCase());
-const selected = wanted.length ? cases.filter((c) => wanted.some((w) => c.name.toLowerCase().includes(w) || c.tags.some((tag) => tag.toLowerCase() === w))) : cases;
-if (selected.length === 0) fail(2, `no case in ${casesDir} matches ${wanted.join(', ') || 'anything'}.`);
+const matching = wanted.length ? cases.filter((c) => wanted.some((w) => c.name.toLowerCase().includes(w) || c.tags.some((tag) => tag.toLowerCase() === w))) : cases;
+if (matching.length === 0) fail(2, `no case in ${casesDir} matches ${wanted.join(', ') || 'anything'}.`);
+// The corpus tier (cases over real documents by others) runs where the corpus is, and is left out in one line where not.
+const corpusTier = isCorpusAt(corpusDir) ? [] : matching.filter((c) => corpusFilesOf(c).length > 0);
+const selected = matching.filter((c) => !corpusTier.includes(c));
+if (corpusTier.length) process.stdout.write(`${corpusTierNotice(`${corpusTier.length} case${corpusTier.length === 1 ? '' : 's'}`, corpusDir)}\n`);
+if (selected.length === 0) fail(2, `every case that matches ${wanted.join(', ') || 'anything'} is in the corpus tier, and there is no corpus at ${corpusDir}.`);
 
 let baseline: EvalRun | undefined;
 if (args.baseline) {
@@ -143,6 +150,7 @@ try {
 } finally {
   await agent.close();
   await scripted?.close();
+  await removeGeneratedFiles();
 }
 
 const run = summarise(results, { startedAt: startedAt.toISOString(), model: config.model.name, scripted: Boolean(scripted), judged: Boolean(judge) });

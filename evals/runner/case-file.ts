@@ -9,12 +9,16 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { messageOf } from '../../src/core/errors';
+import { GENERATED_PREFIX, generatedFileNames, isGeneratedFile } from '../fixtures/catalogue';
 
 const text = z.string().min(1);
 /** Words to find in an answer; a bare number in YAML (502) means its digits. */
 const phrase = z.union([text, z.number().transform(String)]);
 
-/** A file of the thread: a path in the corpus folder, or "./…" beside the case file. */
+/**
+ * A file of the thread: "generated:<name>", a document the project's fixture builders make (evals/fixtures); "./…"
+ * beside the case file; or else a path in the corpus folder (real documents by others, the corpus tier).
+ */
 const files = z.array(text).default([]);
 
 const message = z.object({
@@ -148,5 +152,18 @@ export function parseCase(source: string, file: string): EvalCase {
     }
   }
   for (const [i, m] of ask.entries()) if (m.from === 'threadwise') throw new CaseFileError(`${file}: ask.${i}.from: threadwise answers questions, it does not ask them`);
+  for (const [where, m] of [...data.thread.map((m, i) => [`thread.${i}`, m] as const), ...ask.map((m, i) => [`ask.${i}`, m] as const)]) {
+    const unknown = m.files.find((name) => name.startsWith(GENERATED_PREFIX) && !isGeneratedFile(name));
+    if (unknown) throw new CaseFileError(`${file}: ${where}.files: "${unknown}" is not a generated file (they are: ${generatedFileNames().join(', ')})`);
+  }
   return { ...data, people, ask, name: data.name ?? path.basename(file).replace(CASE_FILE, ''), file };
+}
+
+/** The corpus files a case names (neither generated nor beside the case): a case with any is in the corpus tier. */
+export function corpusFilesOf(evalCase: EvalCase): string[] {
+  return [...evalCase.thread, ...evalCase.ask].flatMap((m) => m.files).filter((name) => !isLocalFile(name) && !name.startsWith(GENERATED_PREFIX));
+}
+
+export function isLocalFile(name: string): boolean {
+  return name.startsWith('./') || name.startsWith('../');
 }

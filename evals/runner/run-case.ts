@@ -9,7 +9,8 @@ import type { ChatModel } from '../../src/core/chat';
 import type { LocalAgent } from '../../src/terminal/local-agent';
 import type { AskResult, Person } from '../../src/terminal/local-edge';
 import { describeLocalFile, LocalFileError, type LocalFile } from '../../src/terminal/local-file';
-import type { EvalCase } from './case-file';
+import { isLocalFile, type EvalCase } from './case-file';
+import { GENERATED_PREFIX, generatedFilePath } from '../fixtures/catalogue';
 import { checkExpectations, type CriterionResult } from './criteria';
 import { judgeAnswer, type Verdict } from './judge';
 import type { ScriptedModel } from './scripted-model';
@@ -116,15 +117,16 @@ export async function runCase(agent: LocalAgent, evalCase: EvalCase, options: Ca
 
 type Resolved = { files: Map<string, LocalFile> } | { skip: string } | { problem: string };
 
-/** Every file the case names, checked and described as the terminal would; corpus files need the corpus. */
+/** Every file the case names, checked and described as the terminal would; generated ones are built, corpus ones need the corpus. */
 async function resolveFiles(evalCase: EvalCase, corpusDir: string, maxFileBytes: number): Promise<Resolved> {
   const named = new Set([...evalCase.thread, ...evalCase.ask].flatMap((message) => message.files));
   const files = new Map<string, LocalFile>();
   const corpusPresent = existsSync(corpusDir);
   for (const name of named) {
-    const local = name.startsWith('./') || name.startsWith('../');
-    const full = local ? path.resolve(path.dirname(evalCase.file), name) : path.resolve(corpusDir, name);
-    if (!local && !corpusPresent) return { skip: `skipped: no corpus at ${corpusDir} (it has ${name}); --corpus DIR points elsewhere` };
+    const local = isLocalFile(name);
+    const generated = name.startsWith(GENERATED_PREFIX);
+    const full = generated ? await generatedFilePath(name) : local ? path.resolve(path.dirname(evalCase.file), name) : path.resolve(corpusDir, name);
+    if (!local && !generated && !corpusPresent) return { skip: `skipped: no corpus at ${corpusDir} (it has ${name}); --corpus DIR points elsewhere` };
     try {
       files.set(name, await describeLocalFile(full, { maxFileBytes }));
     } catch (error) {

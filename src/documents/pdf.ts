@@ -148,6 +148,9 @@ function offerPictures(bytes: Uint8Array, pages: PageText[]): { entries: Contain
   const estimate = estimatePictures(bytes);
   if (estimate.count === 0) return { entries: [], notes: [] };
   const scans = withText < pages.length;
+  // A page without text is a scan, and its image is counted in the bytes: when there are no more images than scanned
+  // pages, the pictures are the scans, and offering a listing would list nothing.
+  if (scans && estimate.count <= pages.length - withText) return { entries: [], notes: [] };
   if (estimate.pixels > MAX_DECODED_PIXELS || withText > MAX_PAGES_LOOKED_AT) {
     // In a PDF with scanned pages the pixels are mostly the scans: no note about "pictures" then.
     if (scans && withText <= MAX_PAGES_LOOKED_AT) return { entries: [], notes: [] };

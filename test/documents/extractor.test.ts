@@ -4,9 +4,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../src/documents';
 import { FileReadError } from '../../src/core/thread-file';
-import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../support/corpus';
-
-warnIfCorpusMissing('extractor pool behaviour on corpus files');
+import { countryPage, lectureNotes, onePagePdf } from '../support/fixtures';
 
 const text = (value: string) => new TextEncoder().encode(value);
 const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
@@ -98,12 +96,15 @@ describe('workers whose heap has grown', () => {
   });
 });
 
-describe.skipIf(!corpusPresent)('the extractor on heavy corpus files', () => {
+describe('the extractor on heavy files', () => {
+  const hello = () => new Uint8Array(onePagePdf(['Hello World', 'Grüß Gott, Привет, Γειά σου']));
+
   it('parses PDFs off the main thread: pdf.js is never loaded here', async () => {
     const extractor = createDocumentExtractor();
     try {
-      const document = await extractor.extract({ bytes: await readCorpusFile('multilang.pdf'), name: 'multilang.pdf' });
+      const document = await extractor.extract({ bytes: hello(), name: 'multilang.pdf' });
       expect(document.text).toContain('Hello World');
+      expect(document.text).toContain('Привет');
       expect((globalThis as { pdfjsWorker?: unknown }).pdfjsWorker).toBeUndefined();
     } finally {
       await extractor.close();
@@ -114,13 +115,13 @@ describe.skipIf(!corpusPresent)('the extractor on heavy corpus files', () => {
     const extractor = createDocumentExtractor({ timeoutMs: 1 });
     const relaxed = createDocumentExtractor();
     try {
-      const name = 'GeoTopo-komprimiert.pdf';
-      const error = await failureOf(extractor.extract({ bytes: await readCorpusFile(name), name }));
+      const name = 'lecture-notes.pdf';
+      const error = await failureOf(extractor.extract({ bytes: new Uint8Array(lectureNotes()), name }));
       expect(error).toMatchObject({
         code: 'timeout',
         message: `Reading ${name} took longer than 1 ms, so I stopped. A smaller or simpler file may work.`,
       });
-      const next = await relaxed.extract({ bytes: await readCorpusFile('multilang.pdf'), name: 'multilang.pdf' });
+      const next = await relaxed.extract({ bytes: hello(), name: 'multilang.pdf' });
       expect(next.pageCount).toBe(1);
     } finally {
       await Promise.all([extractor.close(), relaxed.close()]);
@@ -130,13 +131,14 @@ describe.skipIf(!corpusPresent)('the extractor on heavy corpus files', () => {
   it('turns a worker running out of memory into out_of_memory, and the pool recovers', async () => {
     const extractor = createDocumentExtractor({ maxMemoryMb: 32 });
     try {
-      const name = 'wikipedia-new-zealand.html';
-      const error = await failureOf(extractor.extract({ bytes: await readCorpusFile(name), name }));
+      // A 1 MB saved page: its DOM alone is far past 32 MB.
+      const name = 'norland.html';
+      const error = await failureOf(extractor.extract({ bytes: new TextEncoder().encode(countryPage(1024)), name }));
       expect(error).toMatchObject({
         code: 'out_of_memory',
         message: `Reading ${name} needed more than the 32 MB of memory I allow per file, so I stopped.`,
       });
-      const next = await extractor.extract({ bytes: await readCorpusFile('multilang.pdf'), name: 'multilang.pdf' });
+      const next = await extractor.extract({ bytes: hello(), name: 'multilang.pdf' });
       expect(next.text).toContain('Hello World');
     } finally {
       await extractor.close();

@@ -1,5 +1,6 @@
 /**
- * OCR over the corpus's scans, with the real extractor (worker threads, tesseract.js, npm language data). Few pages
+ * OCR of generated scans (typed lines drawn in DejaVu Sans, JPEG pages without a text layer), and in the corpus tier
+ * of the corpus's real scans, with the real extractor (worker threads, tesseract.js, npm language data). Few pages
  * (OCR_MAX_PAGES 1) because a dense page takes seconds. The words checked, and where they come from:
  * - c02-22.pdf: a scanned page of Huckleberry Finn, ch. 2 ("We went tip-toeing along a path amongst the trees back
  *   towards the end of the widow's garden"): "widow", "garden", "path".
@@ -15,18 +16,41 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../src/documents';
 import { FileReadError, isScannedDocument } from '../../src/core/thread-file';
-import { hasCorpus, readCorpusFile, warnIfCorpusMissing } from '../support/corpus';
+import { corpus, readCorpusFile } from '../support/corpus';
 import { buildPdf, renderTextImage } from '../support/image-pdf';
+import { mostlyScanned, scannedNotice, typedNotePhoto } from '../support/fixtures';
 
 const scans = ['c02-22.pdf', 'skew.pdf', 'typewriter.png', 'multipage.pdf', 'pr-136-example.pdf'];
-warnIfCorpusMissing('OCR of scans', ...scans);
 
 // A dense page takes ~7 s alone here, and CI runs suites side by side: generous limits, never timing assertions.
 describe('OCR of scans and images', { timeout: 300_000 }, () => {
   const extractor = createDocumentExtractor({ ocr: { languages: ['eng'], maxPages: 1 }, timeoutMs: 240_000 });
   afterAll(() => extractor.close());
 
-  it.skipIf(!hasCorpus(...scans))('reads the corpus scans page by page, noting OCR and its confidence', async () => {
+  it('reads generated scans page by page, noting OCR and its confidence', async () => {
+    const [notice, photo, multipage] = await Promise.all([
+      extractor.extract({ bytes: new Uint8Array(scannedNotice()), name: 'notice.pdf' }),
+      extractor.extract({ bytes: new Uint8Array(typedNotePhoto(['Lentil soup for four', '3 liters of water', '2 cups of milk'])), name: 'recipe.jpg' }),
+      extractor.extract({ bytes: new Uint8Array(mostlyScanned()), name: 'multipage.pdf' }),
+    ]);
+
+    expect(notice.pageCount).toBe(1);
+    expect(notice.text).toMatch(/^--- page 1 ---\n/);
+    for (const words of ['Notice to residents', 'garden path', '6 March 2026']) expect(notice.text).toContain(words);
+    expect(notice.notes.join(' ')).toMatch(/^scanned, OCR: the text of p\. 1 was recognised from the page images \(eng\), mean confidence \d+%/);
+    expect(isScannedDocument(notice)).toBe(true);
+
+    expect(photo.pageCount).toBe(1);
+    for (const word of ['Lentil', 'liters', 'milk']) expect(photo.text).toContain(word);
+    expect(photo.notes[0]).toMatch(/the text was recognised from the image \(eng\)/);
+
+    expect(multipage.pageCount).toBe(6);
+    expect(multipage.text).toContain('widow');
+    expect(multipage.text).toContain('Typed page: the inventory of the cave');
+    expect(multipage.notes).toContainEqual('OCR stopped at OCR_MAX_PAGES=1 pages: pp. 2–3, pp. 5–6 (images only) were not recognised');
+  });
+
+  it.runIf(corpus.present)('corpus: reads the real scans page by page, noting OCR and its confidence', async () => {
     const read = async (name: string) => extractor.extract({ bytes: await readCorpusFile(name), name });
     const [c02, skew, typewriter, multipage, chinese] = await Promise.all(scans.map(read));
 

@@ -2,11 +2,110 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../src/documents';
 import type { ExtractedDocument } from '../../src/core/thread-file';
 import { FileReadError } from '../../src/core/thread-file';
-import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../support/corpus';
+import { corpus, readCorpusFile } from '../support/corpus';
+import {
+  airworthinessDirective,
+  brokenXrefNote,
+  chineseQuarterlyReport,
+  lectureNotes,
+  mostlyScanned,
+  onePagePdf,
+  protectedMemo,
+  scannedNotice,
+} from '../support/fixtures';
 
-warnIfCorpusMissing('PDF extraction');
+describe('PDF extraction over generated PDFs', () => {
+  const extractor = createDocumentExtractor();
+  afterAll(() => extractor.close());
 
-describe.skipIf(!corpusPresent)('PDF extraction over the corpus', () => {
+  const extract = (name: string, bytes: Buffer): Promise<ExtractedDocument> =>
+    extractor.extract({ bytes: new Uint8Array(bytes), name, mimeType: 'application/pdf' });
+  const failure = async (name: string, bytes: Buffer): Promise<FileReadError> => {
+    const error = await extract(name, bytes).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(error).toBeInstanceOf(FileReadError);
+    return error as FileReadError;
+  };
+
+  it('marks every page with a "--- page N ---" line and a matching p. N segment', async () => {
+    const document = await extract('directive.pdf', airworthinessDirective());
+    expect(document.pageCount).toBe(15);
+    expect(document.segments).toHaveLength(15);
+    document.segments.forEach((segment, index) => {
+      expect(segment).toMatchObject({ kind: 'page', number: index + 1, label: `p. ${index + 1}` });
+      expect(document.text.slice(segment.start, segment.end)).toMatch(new RegExp(`^--- page ${index + 1} ---\\n\\S`));
+    });
+    expect(document.text.match(/^--- page \d+ ---$/gm)).toHaveLength(15);
+    expect(document.text).toContain('Federal Aviation Notices');
+  });
+
+  it('reads the text of an embedded TrueType font exactly, accents and all', async () => {
+    const document = await extract('notes.pdf', lectureNotes());
+    expect(document.pageCount).toBe(117);
+    expect(document.segments.at(-1)).toMatchObject({ number: 117, label: 'p. 117', end: document.text.length });
+    expect(document.text.length).toBeGreaterThan(100_000);
+    expect(document.text).toContain('Definition 73 (Normalkrümmung): Sei S eine reguläre Fläche');
+    expect(document.text).toContain('κNor(s, x)');
+  });
+
+  it('produces CJK characters for a Chinese PDF whose font is not embedded (CMaps loaded)', async () => {
+    const document = await extract('report.pdf', chineseQuarterlyReport());
+    expect(document.text.match(/[\u4e00-\u9fff]/g)?.length ?? 0).toBeGreaterThan(1000);
+    expect(document.text).toContain('营业收入');
+    expect(document.text).toContain('4,755,785.11');
+  });
+
+  it('refuses a PDF with a user password as encrypted, in a sentence naming it', async () => {
+    const error = await failure('memo.pdf', protectedMemo('s3cret'));
+    expect(error.code).toBe('encrypted');
+    expect(error.message).toBe("memo.pdf is password-protected, so I can't read it. Share an unprotected copy?");
+  });
+
+  it('opens a PDF that has only an owner password (copy restriction), decrypting its text', async () => {
+    const document = await extract('memo.pdf', protectedMemo(''));
+    expect(document.pageCount).toBe(2);
+    expect(document.text).toContain('The board approved the consolidation plan on 3 February 2026.');
+  });
+
+  it('calls a truncated download corrupt and says it is cut off', async () => {
+    const whole = airworthinessDirective();
+    const error = await failure('directive.truncated.pdf', whole.subarray(0, Math.floor(whole.length * 0.6)));
+    expect(error.code).toBe('corrupt');
+    expect(error.message).toMatch(/^directive\.truncated\.pdf .*cut off/);
+  });
+
+  it.each([
+    ['invalid.pdf', Buffer.from('%PDF-1.3\nThis is not a valid PDF file\n%%EOF\n'), 'corrupt'],
+    ['empty.pdf', Buffer.alloc(0), 'empty'],
+    ['scan.pdf', scannedNotice(), 'no_text_layer'],
+  ])('fails %s with %s', async (name, bytes, code) => {
+    const error = await failure(name, bytes);
+    expect(error.code).toBe(code);
+    expect(error.message.startsWith(name)).toBe(true);
+  });
+
+  it('keeps a mostly scanned PDF and notes which pages had no text layer', async () => {
+    const document = await extract('multipage.pdf', mostlyScanned());
+    expect(document.pageCount).toBe(6);
+    expect(document.notes).toEqual(['5 of 6 pages have no text layer (images only): pp. 1–3, pp. 5–6']);
+    expect(document.text).toContain('--- page 1 ---\n(no text on this page: images only)');
+    expect(document.text).toContain('--- page 4 ---\nTyped page');
+  });
+
+  it('recovers text from a PDF with bad xref offsets', async () => {
+    const document = await extract('note.pdf', brokenXrefNote());
+    expect(document.text).toMatch(/Simple is better than complex/);
+  });
+
+  it('reads a one-page PDF whole', async () => {
+    const document = await extract('receipt.pdf', onePagePdf(['Receipt 2026-117', 'Total: 48.00 euros']));
+    expect(document.text).toBe('--- page 1 ---\nReceipt 2026-117\nTotal: 48.00 euros\n');
+  });
+});
+
+describe.runIf(corpus.present)('corpus: PDF extraction over real PDFs', () => {
   const extractor = createDocumentExtractor();
   afterAll(() => extractor.close());
 

@@ -1,9 +1,8 @@
 import iconv from 'iconv-lite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../src/documents';
-import { corpusPresent, readCorpusFile, warnIfCorpusMissing } from '../support/corpus';
-
-warnIfCorpusMissing('HTML, CSV and markdown extraction over the corpus');
+import { corpus, readCorpusFile } from '../support/corpus';
+import { countryPage, libraryReadme, officesCsv } from '../support/fixtures';
 
 const utf8 = (value: string) => new TextEncoder().encode(value);
 
@@ -58,7 +57,41 @@ describe('HTML, CSV and text through the extractor', () => {
     expect(document.text).toBe('{"ok": true, "name": "Zoë"}');
   });
 
-  describe.skipIf(!corpusPresent)('corpus files', () => {
+  describe('generated files', () => {
+    it('keeps the tables of a saved encyclopedia page as markdown tables and drops its chrome', async () => {
+      const document = await extractor.extract({ bytes: utf8(countryPage(200)), name: 'norland.html' });
+      expect(document.text).toContain('| Capital | Vestby <br> 60°10′N 11°02′E |');
+      expect(document.text).not.toMatch(/function\s*\(|\{\s*display\s*:|mw-parser-output|Main page|Random article/);
+      expect(document.text).not.toMatch(/\[edit\]/);
+      expect(document.outline.map((entry) => entry.title)).toContain('History');
+      expect(document.segments.length).toBeGreaterThan(5);
+    });
+
+    it('reads a CSV export with non-Latin scripts and quoted commas', async () => {
+      const document = await extractor.extract({ bytes: utf8(officesCsv()), name: 'offices.csv' });
+      expect(document.text).toMatch(/^\| Code \| City \| Country \| Country \(local\) \|/);
+      expect(document.text).toContain('| en-NZ,mi |');
+      expect(document.notes).toEqual(['rows capped: 248 of 251 rows of offices.csv left out']);
+      const uncapped = createDocumentExtractor();
+      try {
+        const whole = await uncapped.extract({ bytes: utf8(officesCsv()), name: 'offices.csv' });
+        expect(whole.text).toContain('| 中华人民共和国 |');
+        expect(whole.text).toContain('| sales, support |');
+      } finally {
+        await uncapped.close();
+      }
+    });
+
+    it('takes the outline of a markdown file from its headings, ignoring code fences', async () => {
+      const document = await extractor.extract({ bytes: utf8(libraryReadme()), name: 'README.md' });
+      expect(document.outline[0]).toEqual({ title: 'tabula-lite', level: 1, offset: 0 });
+      expect(document.outline).toHaveLength(9);
+      for (const heading of document.outline) expect(document.text.slice(heading.offset)).toMatch(/^#{1,6} /);
+      expect(document.outline.some((entry) => entry.title.startsWith('import'))).toBe(false);
+    });
+  });
+
+  describe.runIf(corpus.present)('corpus: HTML, CSV and markdown written by others', () => {
     it('keeps the tables of a saved Wikipedia page as markdown tables and drops its chrome', async () => {
       const name = 'wikipedia-new-zealand.html';
       const document = await extractor.extract({ bytes: await readCorpusFile(name), name });

@@ -1,10 +1,11 @@
 /**
- * Issue 4: screenshots reach the model without anyone asking — through the real app, the fake Slack serving the
- * corpus images behind the bot token, and the fake model.
+ * Issue 4: screenshots reach the model without anyone asking — through the real app, the fake Slack serving
+ * generated images (a PNG screenshot, a large detailed JPEG photo and its thumbnail) behind the bot token, and the
+ * fake model.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
-import { corpusFile, corpusPresent, warnIfCorpusMissing } from '../support/corpus';
+import { detailedPhoto, editorWithCode, figure, slackTokenScreenshot } from '../support/fixtures';
 import type { ChatRequestBody } from '../fakes/fake-openai';
 
 type Part = { type: string; text?: string; image_url?: { url: string } };
@@ -30,9 +31,10 @@ function decode(dataUrl: string): { mime: string; bytes: Buffer } {
   return { mime: match[1]!, bytes: Buffer.from(match[2]!, 'base64') };
 }
 
-warnIfCorpusMissing('screenshot tests');
+const editor = editorWithCode();
+const settings = slackTokenScreenshot();
 
-describe.skipIf(!corpusPresent)('screenshots on the question', () => {
+describe('screenshots on the question', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ env: { MAX_IMAGE_KB: '300' } });
@@ -47,15 +49,16 @@ describe.skipIf(!corpusPresent)('screenshots on the question', () => {
   });
 
   it('go to the model as data: URLs of real PNG and JPEG bytes within the byte cap', async () => {
-    const png = h.slack.addFile({ name: 'screenshot-editor.png', mimetype: 'image/png', filetype: 'png', content: corpusFile('screenshot-editor.png') });
-    // 768 KB is over the 300 KB cap: Slack's own 1024px thumbnail is sent instead (no image library involved).
-    const big = corpusFile('exif-420-dpi.jpg');
+    const png = h.slack.addFile({ name: 'screenshot-editor.png', mimetype: 'image/png', filetype: 'png', content: editor });
+    // A photo over the 300 KB cap: Slack's own 1024px thumbnail is sent instead (no image library involved).
+    const big = detailedPhoto(1600, 1200);
+    expect(big.length).toBeGreaterThan(300 * 1024);
     const jpg = h.slack.addFile({
       name: 'photo.jpg',
       mimetype: 'image/jpeg',
       filetype: 'jpg',
       content: big,
-      thumbs: { thumb_1024: corpusFile('baiona_color.jpg') },
+      thumbs: { thumb_1024: figure(1024, 768, 9).jpeg },
     });
     const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> what is wrong here?`, files: [png, jpg] });
     await h.answers(CHANNEL, ts);
@@ -70,7 +73,7 @@ describe.skipIf(!corpusPresent)('screenshots on the question', () => {
   });
 
   it('are described once, and the description stands in for the image on the next turn', async () => {
-    const png = h.slack.addFile({ name: 'typewriter.png', mimetype: 'image/png', filetype: 'png', content: corpusFile('typewriter.png') });
+    const png = h.slack.addFile({ name: 'typewriter.png', mimetype: 'image/png', filetype: 'png', content: settings });
     const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> read this`, files: [png] });
     await h.answers(CHANNEL, ts);
     await h.model.waitForRequests(2);
@@ -85,7 +88,7 @@ describe.skipIf(!corpusPresent)('screenshots on the question', () => {
   });
 
   it('that the bot may not download get a clear sentence instead', async () => {
-    const locked = h.slack.addFile({ name: 'secret.png', mimetype: 'image/png', filetype: 'png', content: corpusFile('typewriter.png'), access: 'html_login' });
+    const locked = h.slack.addFile({ name: 'secret.png', mimetype: 'image/png', filetype: 'png', content: settings, access: 'html_login' });
     const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> look at this`, files: [locked] });
     await h.answers(CHANNEL, ts);
     const request = requestAsking(h, 'look at this');
@@ -103,7 +106,7 @@ describe.skipIf(!corpusPresent)('screenshots on the question', () => {
   });
 });
 
-describe.skipIf(!corpusPresent)('a model without vision', () => {
+describe('a model without vision', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({ env: { OPENAI_VISION: 'false' } });
@@ -112,7 +115,7 @@ describe.skipIf(!corpusPresent)('a model without vision', () => {
 
   it('gets no image parts, and is told it cannot see the image', async () => {
     h.model.setDefault({ text: 'I cannot see images, but…' });
-    const png = h.slack.addFile({ name: 'screenshot-editor.png', mimetype: 'image/png', filetype: 'png', content: corpusFile('screenshot-editor.png') });
+    const png = h.slack.addFile({ name: 'screenshot-editor.png', mimetype: 'image/png', filetype: 'png', content: editor });
     const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> what is wrong here?`, files: [png] });
     await h.answers(CHANNEL, ts);
     expect(h.model.requests.every((r) => imageParts(r).length === 0)).toBe(true);
@@ -124,7 +127,7 @@ describe.skipIf(!corpusPresent)('a model without vision', () => {
     try {
       h2.model.rejectImages = true;
       h2.model.setDefault({ text: 'Answered without the picture.' });
-      const png = h2.slack.addFile({ name: 'a.png', mimetype: 'image/png', filetype: 'png', content: corpusFile('typewriter.png') });
+      const png = h2.slack.addFile({ name: 'a.png', mimetype: 'image/png', filetype: 'png', content: settings });
       const { ts } = await h2.mention({ text: `<@${h2.slack.botUserId}> see?`, files: [png] });
       expect(await h2.answers(CHANNEL, ts)).toEqual(['Answered without the picture.']);
       const { ts: next } = await h2.mention({ text: `<@${h2.slack.botUserId}> again`, files: [png] });

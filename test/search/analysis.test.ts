@@ -13,11 +13,10 @@ import { documentLanguage, type ExtractedDocument, type ThreadFile } from '../..
 import { describeDocumentLanguage } from '../../src/text/language';
 import type { DatabaseHandle } from '../../src/store/database';
 import { testDatabases } from '../support/databases';
-import { extractCorpusFiles, hasCorpus, warnIfCorpusMissing } from '../support/corpus';
+import { extractCorpusFiles, hasCorpus } from '../support/corpus';
 
 const NAMES = ['GeoTopo-komprimiert.pdf', 'chelsea_pdta.pdf', 'issue-67-example.pdf'];
 const available = hasCorpus(...NAMES);
-warnIfCorpusMissing('search analysis tests', ...NAMES);
 
 let documents: Map<string, ExtractedDocument>;
 beforeAll(async () => {
@@ -35,8 +34,8 @@ describe('Chinese questions lose their question words, not their content', () =>
   });
 });
 
-describe.skipIf(!available)('a document’s language, named beside the file', () => {
-  it('names the German textbook, the French survey and the Chinese report, in the notes the extractor writes', () => {
+describe('a document’s language, named beside the file', () => {
+  it.runIf(available)('corpus: names the German textbook, the French survey and the Chinese report, in the notes the extractor writes', () => {
     const expected = { 'GeoTopo-komprimiert.pdf': 'German', 'chelsea_pdta.pdf': 'French', 'issue-67-example.pdf': 'Chinese' };
     for (const [name, language] of Object.entries(expected)) {
       const document = documents.get(name)!;
@@ -51,7 +50,7 @@ describe.skipIf(!available)('a document’s language, named beside the file', ()
   });
 });
 
-describe.skipIf(!available).each(testDatabases())('analysis over corpus documents on $label', (database) => {
+describe.runIf(available).each(testDatabases())('corpus: analysis over real documents on $label', (database) => {
   let handle: DatabaseHandle;
   let search: Searcher;
   const files = NAMES.map((name, i): ThreadFile => ({

@@ -8,19 +8,18 @@ import { createSearcher, indexDocument, type Searcher } from '../../src/search';
 import type { ExtractedDocument, ThreadFile } from '../../src/core/thread-file';
 import type { DatabaseHandle } from '../../src/store/database';
 import { testDatabases } from '../support/databases';
-import { extractCorpusFiles, hasCorpus, warnIfCorpusMissing } from '../support/corpus';
+import { extractCorpusFiles, hasCorpus } from '../support/corpus';
 import { loadRetrievalSet, measureRecall, normalise } from './support/retrieval-set';
 
 const NAMES = ['GeoTopo-komprimiert.pdf', 'federal-register-2020-17221.pdf', 'pr-136-example.pdf'];
 const available = hasCorpus(...NAMES);
-warnIfCorpusMissing('corpus search tests', ...NAMES);
 
 let documents: Map<string, ExtractedDocument>;
 beforeAll(async () => {
   if (available) documents = await extractCorpusFiles(NAMES);
 });
 
-describe.skipIf(!available).each(testDatabases())('search over corpus documents on $label', (database) => {
+describe.runIf(available).each(testDatabases())('corpus: search over real documents on $label', (database) => {
   let handle: DatabaseHandle;
   let search: Searcher;
   const files = NAMES.map((name, i): ThreadFile => ({

@@ -6,13 +6,12 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ExtractedDocument } from '../../src/core/thread-file';
-import { extractCorpusFiles, hasCorpus, warnIfCorpusMissing } from '../support/corpus';
+import { extractCorpusFiles, hasCorpus } from '../support/corpus';
 import { isCrossLanguage, loadParaphrasedSet, normalise, retrievalFiles } from './support/retrieval-set';
 
 const questions = loadParaphrasedSet();
 const names = retrievalFiles(questions);
 const available = hasCorpus(...names);
-warnIfCorpusMissing('paraphrased retrieval set checks', ...names);
 
 /** The longest run of words a question may share with its document. */
 const MAX_SHARED_RUN = 4;
@@ -54,7 +53,7 @@ describe('the paraphrased retrieval set', () => {
   });
 });
 
-describe.skipIf(!available)('the paraphrased retrieval set against the extracted documents', () => {
+describe.runIf(available)('corpus: the paraphrased retrieval set against the extracted documents', () => {
   let documents: Map<string, ExtractedDocument>;
   beforeAll(async () => {
     documents = await extractCorpusFiles(names);

@@ -1,38 +1,35 @@
 /**
- * The shared corpus of real documents written by others (../shared/corpus beside the repo; SOURCES.tsv says what
- * each file is). Tests and benches read it in place, never copy it, and skip with a visible note when it is absent.
+ * The corpus tier: tests over real documents written by others, for their real-world quirks. The corpus stays
+ * outside the repository, in CORPUS_DIR (default ../shared/corpus beside it), read in place, never copied;
+ * evals/fixtures/corpus-sources.tsv says where each file comes from. Such tests sit under a describe named
+ * "corpus: …" that runs only where the corpus is (`describe.runIf(corpus.present)`); where it is not, the run ends
+ * with one line saying so (test/support/corpus-reporter.ts). Tests that only need *a* document of a kind use the
+ * generated ones instead (test/support/fixtures).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createDocumentExtractor } from '../../src/documents';
 import type { ExtractedDocument } from '../../src/core/thread-file';
+import { corpusDirectory, isCorpusAt } from '../../evals/fixtures/corpus';
 
-export const corpusDir = path.resolve(fileURLToPath(new URL('../../', import.meta.url)), '../shared/corpus');
-export const corpusPresent = existsSync(path.join(corpusDir, 'SOURCES.tsv'));
+const dir = corpusDirectory();
+export const corpus = { dir, present: isCorpusAt(dir) };
+/** The same, by the names the benches use. */
+export const corpusDir = corpus.dir;
 
 /** The corpus is here, with every named file. */
 export function hasCorpus(...names: string[]): boolean {
-  return corpusPresent && names.every((name) => existsSync(path.join(corpusDir, name)));
-}
-
-/** Says, in the test output, why a suite over the corpus did not run. */
-export function warnIfCorpusMissing(suite: string, ...names: string[]): void {
-  if (!hasCorpus(...names)) console.warn(`[skipped] ${suite}: no corpus at ${corpusDir} (see DESIGN.md § Testing)`);
+  return corpus.present && names.every((name) => existsSync(path.join(dir, name)));
 }
 
 export function corpusPath(name: string): string {
-  return path.join(corpusDir, name);
+  return path.join(dir, name);
 }
 
 /** A corpus file as a fresh Uint8Array that owns its buffer, the way a download hands it over. */
 export async function readCorpusFile(name: string): Promise<Uint8Array> {
   return new Uint8Array(await readFile(corpusPath(name)));
-}
-
-export function corpusFile(name: string): Buffer {
-  return readFileSync(corpusPath(name));
 }
 
 /** Extracts corpus files with the real extractor (worker threads), a few at a time, by file name. */

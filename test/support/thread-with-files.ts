@@ -14,7 +14,7 @@ import { openDatabase } from '../../src/app/database/open-database';
 import type { DatabaseHandle } from '../../src/store/database';
 import { threads } from '../../src/store/schema';
 import { startFakeSlack } from '../fakes/fake-slack';
-import { corpusDir } from './corpus';
+import { corpusPath } from './corpus';
 
 export type UploadedFile = (
   | { name: string; mimetype: string; text: string }
@@ -42,7 +42,7 @@ export async function openThreadWithFiles(uploads: UploadedFile[], options: { em
         name: upload.name,
         mimetype: upload.mimetype,
         content:
-          'corpus' in upload ? await readFile(path.join(corpusDir, upload.name)) : 'bytes' in upload ? upload.bytes : Buffer.from(upload.text),
+          'corpus' in upload ? await readFile(corpusPath(upload.name)) : 'bytes' in upload ? upload.bytes : Buffer.from(upload.text),
       });
       return upload.renamedTo === undefined ? added : { ...added, name: upload.renamedTo };
     }),

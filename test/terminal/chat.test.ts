@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type ChatRequestBody, type FakeOpenAI } from '../fakes/fake-openai';
-import { corpusPath, hasCorpus, warnIfCorpusMissing } from '../support/corpus';
+import { lectureNotes } from '../support/fixtures';
 import { chatEnvironment, spawnChat } from './support/chat-process';
 
-const BOOK = 'GeoTopo-komprimiert.pdf';
-/** Words found only on p. 95 of the 117-page book: in the first request they would mean the book was stuffed in. */
+/** 117 pages of German lecture notes, generated (test/support/fixtures). */
+const BOOK = 'topology-notes.pdf';
+/** Words found only on p. 95 of the 117-page notes: in the first request they would mean the notes were stuffed in. */
 const DEEP_PAGE_WORDS = 'Normalkrümmung';
 
 const requestText = (request: ChatRequestBody) => JSON.stringify(request.messages);
@@ -34,28 +35,29 @@ describe('npm run chat', () => {
   });
   beforeEach(() => fake.reset());
 
-  warnIfCorpusMissing('npm run chat with a corpus PDF', BOOK);
-  it.skipIf(!hasCorpus(BOOK))(
+  it(
     'answers one question about a 117-page PDF: the file listed by id, the deep page found by search_file, the answer on stdout',
     async () => {
       fake.enqueue(
         { toolCalls: [{ name: 'search_file', arguments: { id: 'F1', query: DEEP_PAGE_WORDS } }] },
-        { text: 'The notes define the **Normalkrümmung** in Definition 73 (GeoTopo-komprimiert.pdf, p. 95).' },
+        { text: 'The notes define the **Normalkrümmung** in Definition 73 (topology-notes.pdf, p. 95).' },
       );
-      const chat = spawnChat(['--file', corpusPath(BOOK), 'How do the notes define the normal curvature?'], chatEnvironment(fake, dataDir));
+      const book = path.join(dir, BOOK);
+      await writeFile(book, lectureNotes());
+      const chat = spawnChat(['--file', book, 'How do the notes define the normal curvature?'], chatEnvironment(fake, dataDir));
       const { code } = await chat.exited;
 
       expect(code, chat.stderr()).toBe(0);
-      expect(chat.stdout()).toContain('The notes define the **Normalkrümmung** in Definition 73 (GeoTopo-komprimiert.pdf, p. 95).');
+      expect(chat.stdout()).toContain('The notes define the **Normalkrümmung** in Definition 73 (topology-notes.pdf, p. 95).');
       const [first, second] = fake.requests;
       // Its language is named once its text is read, which may take longer than the first request's bounded wait.
-      expect(requestText(first!)).toMatch(/F1 \| \\"GeoTopo-komprimiert\.pdf\\" \| pdf( \(German\))? \| 1\.7 MB/);
+      expect(requestText(first!)).toMatch(/F1 \| \\"topology-notes\.pdf\\" \| pdf( \(German\))? \| \d+ KB/);
       expect(requestText(first!)).not.toContain(DEEP_PAGE_WORDS);
       const toolResult = second!.messages.find((message) => message.role === 'tool');
       expect(String(toolResult?.content)).toContain(DEEP_PAGE_WORDS);
       expect(String(toolResult?.content)).toContain('p. 95');
       // Status while it worked, on stderr, apart from the answer.
-      expect(chat.stderr()).toMatch(/searching GeoTopo-komprimiert\.pdf/);
+      expect(chat.stderr()).toMatch(/searching topology-notes\.pdf/);
       expect(chat.stdout()).not.toMatch(/searching/);
     },
     240_000,

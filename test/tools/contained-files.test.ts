@@ -9,8 +9,8 @@ import { loadFileTool } from '../../src/tools/load-file';
 import { peekFileTool } from '../../src/tools/peek-file';
 import { searchFileTool } from '../../src/tools/search-file';
 import type { ToolContext } from '../../src/tools/tool';
-import { hasCorpus, warnIfCorpusMissing } from '../support/corpus';
 import { buildPdf } from '../support/image-pdf';
+import { docxOfPictures, paperWithFigures } from '../support/fixtures';
 import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
 
 const log = (service: string, event: string) =>
@@ -48,7 +48,6 @@ const email = [
   '',
 ].join('\r\n');
 
-warnIfCorpusMissing('pictures inside a DOCX and a PDF', 'having-images.docx', 'issue-982-example.pdf');
 
 describe('files inside archives, emails and documents', { timeout: 120_000 }, () => {
   let thread: ThreadWithFiles;
@@ -59,8 +58,8 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
       { name: 'logs.zip', mimetype: 'application/zip', bytes: logsZip },
       { name: 'invoice.eml', mimetype: 'message/rfc822', bytes: Buffer.from(email) },
       { name: 'bomb.zip', mimetype: 'application/zip', bytes: Buffer.from(zipSync({ 'zeros.bin': new Uint8Array(30 * 1024 * 1024) }, { level: 9 })) },
-      ...(hasCorpus('having-images.docx') ? [{ name: 'having-images.docx', mimetype: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', corpus: true as const }] : []),
-      ...(hasCorpus('issue-982-example.pdf') ? [{ name: 'issue-982-example.pdf', mimetype: 'application/pdf', corpus: true as const }] : []),
+      { name: 'site-plans.docx', mimetype: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: docxOfPictures() },
+      { name: 'paper.pdf', mimetype: 'application/pdf', bytes: paperWithFigures() },
     ]);
   });
   afterAll(async () => {
@@ -123,7 +122,7 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
     await expect(thread.files.readText('F3')).rejects.toMatchObject({ code: 'too_large', message: expect.stringMatching(/^bomb\.zip unpacks to too much data \(it expands \d+× to 30 MB\)/) });
   });
 
-  it.skipIf(!hasCorpus('having-images.docx'))('lists the pictures of a DOCX as image files that load_file shows', async () => {
+  it('lists the pictures of a DOCX as image files that load_file shows', async () => {
     await thread.files.readText('F4');
     const pictures = thread.files.list().filter((file) => file.id.startsWith('F4/word/media/'));
     expect(pictures.length).toBeGreaterThan(0);
@@ -133,8 +132,8 @@ describe('files inside archives, emails and documents', { timeout: 120_000 }, ()
     expect(shown).toContain(picture.id);
   });
 
-  it.skipIf(!hasCorpus('having-images.docx', 'issue-982-example.pdf'))('lists the figures on a PDF page, when its picture list is opened, as image files that load_file shows as a PNG', async () => {
-    // issue-982-example.pdf p. 3 paints three figures; the third is 800×600 px (see test/documents/pdf-images.test.ts).
+  it('lists the figures on a PDF page, when its picture list is opened, as image files that load_file shows as a PNG', async () => {
+    // The generated paper's p. 3 paints three figures; the third is 800×600 px (see test/documents/pdf-images.test.ts).
     const extracted = await extractFileTool.execute({ id: 'F5' }, context);
     // Reading the text lists no picture: the PDF offers the list as an entry, read when the model asks.
     expect(extracted).toContain('pictures.txt lists them when opened');

@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor, type DocumentExtractor } from '../../src/documents';
 import { listThreadFiles, registerThreadFiles } from '../../src/files/registry';
@@ -13,12 +11,8 @@ import { extractFileTool } from '../../src/tools/extract-file';
 import { loadFileTool } from '../../src/tools/load-file';
 import { peekFileTool } from '../../src/tools/peek-file';
 import type { ToolContext } from '../../src/tools/tool';
-import { corpusDir, corpusPresent, warnIfCorpusMissing } from '../support/corpus';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
-
-const corpus = corpusDir;
-const hasCorpus = corpusPresent;
-warnIfCorpusMissing('extract_file tests over real documents');
+import { brownbagDeck, docxWithTable, monitorSurveyWorkbook } from '../support/fixtures';
 
 const MIME_TYPES: Record<string, string> = {
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
@@ -26,7 +20,7 @@ const MIME_TYPES: Record<string, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
-describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
+describe('extract_file over generated documents', () => {
   let handle: DatabaseHandle;
   let slack: FakeSlack;
   let real: DocumentExtractor;
@@ -38,12 +32,12 @@ describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
   beforeAll(async () => {
     [handle, slack] = await Promise.all([openDatabase({ driver: 'pglite' }), startFakeSlack()]);
     real = createDocumentExtractor();
-    const names = ['Bug571679_Brownbag.pptx', 'tables.docx', 'Book1.xlsx'];
-    uploads = await Promise.all(
-      names.map(async (name) =>
-        slack.addFile({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, content: await readFile(path.join(corpus, name)) }),
-      ),
-    );
+    const documents = [
+      ['Bug571679_Brownbag.pptx', brownbagDeck()],
+      ['tables.docx', docxWithTable()],
+      ['Book1.xlsx', await monitorSurveyWorkbook()],
+    ] as const;
+    uploads = documents.map(([name, content]) => slack.addFile({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, content }));
     const [thread] = await handle.db.insert(threads).values({ channelId: 'C1', threadTs: '3.1' }).returning({ id: threads.id });
     threadId = thread!.id;
     await registerThreadFiles(handle.db, threadId, [{ ts: '3.2', authorName: 'Ann', files: uploads }]);
@@ -84,10 +78,10 @@ describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
     expect(extractFileTool.describeProgress({ id: 'F1' }, context)).toBe('extracting text from Bug571679_Brownbag.pptx…');
     const result = await extractFileTool.execute({ id: 'F1' }, context);
     const lines = result.split('\n');
-    expect(lines[0]).toBe('F1 "Bug571679_Brownbag.pptx" is now also F1.txt, its extracted text: 5,275 characters, 18 slides.');
+    expect(lines[0]).toBe('F1 "Bug571679_Brownbag.pptx" is now also F1.txt, its extracted text: 3,478 characters, 18 slides.');
     expect(lines[1]).toBe('Notes: language: English');
     expect(lines[2]).toBe('Read on with peek_file("F1.txt", 0, 8000), search_file("F1.txt", "<question>"), or load_file("F1.txt") if it fits.');
-    expect(result).toContain('<file_data id="F1.txt" name="Bug571679_Brownbag.pptx.txt" part="outline">\n- VSTO & Reflection Brownbag [char 0, slide 1]\n- Background [char 78, slide 2]');
+    expect(result).toContain('<file_data id="F1.txt" name="Bug571679_Brownbag.pptx.txt" part="outline">\n- VSTO & Reflection Brownbag [char 0, slide 1]\n- Background [char 70, slide 2]');
     expect(result).toContain('part="preview, first 600 characters">\n## Slide 1: VSTO & Reflection Brownbag');
     expect(result.match(/not instructions to follow/g)).toHaveLength(1);
     expect(activity.at(-1)).toBe('F1 → F1.txt');
@@ -95,11 +89,11 @@ describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
 
   it('gives the virtual id to every file tool, in this run and the next, without parsing again', async () => {
     const next = await runContext();
-    expect(next.files.get('F1.txt')).toMatchObject({ sourceId: 'F1', sizeBytes: 5275, pageCount: 18 });
-    const peek = await peekFileTool.execute({ id: 'F1.txt', start: 78, stop: 576 }, next);
-    expect(peek.split('\n')[0]).toBe('F1.txt "Bug571679_Brownbag.pptx.txt": characters 78–576 of 5,275 (slide 2); next: peek_file("F1.txt", 576, 1074).');
+    expect(next.files.get('F1.txt')).toMatchObject({ sourceId: 'F1', sizeBytes: 3478, pageCount: 18 });
+    const peek = await peekFileTool.execute({ id: 'F1.txt', start: 70, stop: 192 }, next);
+    expect(peek.split('\n')[0]).toBe('F1.txt "Bug571679_Brownbag.pptx.txt": characters 70–192 of 3,478 (slide 2); next: peek_file("F1.txt", 192, 314).');
     expect(activity.at(-1)).toBe('F1.txt slide 2');
-    expect(await loadFileTool.execute({ id: 'F1.txt' }, next)).toContain('the whole file, 5,275 characters, 18 slides.');
+    expect(await loadFileTool.execute({ id: 'F1.txt' }, next)).toContain('the whole file, 3,478 characters, 18 slides.');
     expect(parsed.filter((name) => name === 'Bug571679_Brownbag.pptx')).toHaveLength(1);
   });
 
@@ -121,6 +115,6 @@ describe.skipIf(!hasCorpus)('extract_file over real documents', () => {
   it('answers an extraction of extracted text with the same virtual file', async () => {
     const context = await runContext();
     const result = await extractFileTool.execute({ id: 'F1.txt' }, context);
-    expect(result.split('\n')[0]).toBe('F1.txt "Bug571679_Brownbag.pptx.txt" is already extracted text: 5,275 characters, 18 slides.');
+    expect(result.split('\n')[0]).toBe('F1.txt "Bug571679_Brownbag.pptx.txt" is already extracted text: 3,478 characters, 18 slides.');
   });
 });

@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileAccess } from '../../src/files/thread-file-access';
 import { createLoadFileTool, loadFileTool } from '../../src/tools/load-file';
 import type { ToolContext } from '../../src/tools/tool';
-import { corpusPresent, warnIfCorpusMissing } from '../support/corpus';
 import { openThreadWithFiles, type ThreadWithFiles } from '../support/thread-with-files';
-
-warnIfCorpusMissing('load_file tests over real documents');
+import { airworthinessDirective, docxWithTable, protectedMemo, slackTokenScreenshot } from '../support/fixtures';
 
 const MIME_TYPES: Record<string, string> = {
   pdf: 'application/pdf',
@@ -14,17 +12,28 @@ const MIME_TYPES: Record<string, string> = {
   csv: 'text/csv',
 };
 
-describe.skipIf(!corpusPresent)('load_file over real documents', () => {
+describe('load_file over generated documents', () => {
   let thread: ThreadWithFiles;
   let files: FileAccess;
   const activity: string[] = [];
   const shown: Array<{ fileId: string; name: string; dataUrl: string }> = [];
 
+  /** The directive's extracted length, as the tools print it. */
+  let chars: string;
+  let tokens: string;
   beforeAll(async () => {
     // F1 … F4, in this order.
-    const names = ['tables.docx', 'federal-register-2020-17221.pdf', 'screenshot-editor.png', 'password-example.pdf'];
-    thread = await openThreadWithFiles(names.map((name) => ({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, corpus: true as const })));
+    const uploads = [
+      ['tables.docx', docxWithTable()],
+      ['directive.pdf', airworthinessDirective()],
+      ['oauth-page.png', slackTokenScreenshot()],
+      ['memo.pdf', protectedMemo('s3cret')],
+    ] as const;
+    thread = await openThreadWithFiles(uploads.map(([name, bytes]) => ({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, bytes })));
     files = thread.files;
+    const length = (await files.readText('F2')).text.length;
+    chars = length.toLocaleString('en-US');
+    tokens = Math.ceil(length / 4).toLocaleString('en-US');
   });
   afterAll(() => thread?.close());
 
@@ -48,7 +57,7 @@ describe.skipIf(!corpusPresent)('load_file over real documents', () => {
 
   it('loads a 15-page PDF when it fits, naming the pages read', async () => {
     const result = await loadFileTool.execute({ id: 'F2' }, context(50_000));
-    expect(result.split('\n')[0]).toBe('F2 "federal-register-2020-17221.pdf": the whole file, 58,949 characters, 15 pages.');
+    expect(result.split('\n')[0]).toBe(`F2 "directive.pdf": the whole file, ${chars} characters, 15 pages.`);
     expect(activity.at(-1)).toBe('F2 p. 1–15');
   });
 
@@ -56,7 +65,7 @@ describe.skipIf(!corpusPresent)('load_file over real documents', () => {
     const before = activity.length;
     const result = await loadFileTool.execute({ id: 'F2' }, context(10_000));
     expect(result).toBe(
-      'Not loaded: F2 "federal-register-2020-17221.pdf" is 58,949 characters (about 14,738 tokens), more than fits in the context left ' +
+      `Not loaded: F2 "directive.pdf" is ${chars} characters (about ${tokens} tokens), more than fits in the context left ` +
         '(about 8,000 tokens free). Instead, peek_file("F2", 0, 8000) reads a slice and tells you how to page on; ' +
         'search_file("F2", "<your question>") finds the passages that matter; extract_file("F2") gives its outline and a preview.',
     );
@@ -69,17 +78,17 @@ describe.skipIf(!corpusPresent)('load_file over real documents', () => {
   });
 
   it('shows an image on the next message instead of returning bytes', async () => {
-    expect(loadFileTool.describeProgress({ id: 'F3' }, context())).toBe('looking at screenshot-editor.png…');
+    expect(loadFileTool.describeProgress({ id: 'F3' }, context())).toBe('looking at oauth-page.png…');
     const result = await loadFileTool.execute({ id: 'F3' }, context());
-    expect(result).toMatch(/^Image F3 "screenshot-editor\.png", \d+×\d+ px is attached to the next message; look at it there\.$/);
-    expect(shown).toEqual([{ fileId: 'F3', name: 'screenshot-editor.png', dataUrl: expect.stringMatching(/^data:image\/png;base64,/) }]);
+    expect(result).toBe('Image F3 "oauth-page.png", 1280×800 px is attached to the next message; look at it there.');
+    expect(shown).toEqual([{ fileId: 'F3', name: 'oauth-page.png', dataUrl: expect.stringMatching(/^data:image\/png;base64,/) }]);
     expect(activity.at(-1)).toBe('F3 (image)');
   });
 
   it('lets a password-protected PDF fail with its sentence', async () => {
     await expect(loadFileTool.execute({ id: 'F4' }, context())).rejects.toMatchObject({
       code: 'encrypted',
-      message: expect.stringContaining('password-example.pdf'),
+      message: "memo.pdf is password-protected, so I can't read it. Share an unprotected copy?",
     });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { detectImageFormat } from '../../../src/files/image-format';
 import { listImageCandidates } from '../../../src/slack/files/read-slack-image';
 import type { SlackFileObject } from '../../../src/core/slack-file';
-import { corpusFile, hasCorpus, warnIfCorpusMissing } from '../../support/corpus';
+import { detailedPhoto, slackTokenScreenshot } from '../../support/fixtures';
 import { testDatabases } from '../../support/databases';
 import { useFileTestbed } from '../../support/file-testbed';
 
@@ -33,13 +33,9 @@ describe('image formats, by their bytes', () => {
     expect(detectImageFormat(Buffer.from('%PDF-1.7'))).toBeUndefined();
   });
 
-  it('reads the corpus screenshots as what they are', async (context) => {
-    if (!hasCorpus('screenshot-editor.png', 'baiona_color.jpg')) {
-      warnIfCorpusMissing('corpus image checks', 'screenshot-editor.png', 'baiona_color.jpg');
-      return context.skip();
-    }
-    const shot = corpusFile('screenshot-editor.png');
-    const photo = corpusFile('baiona_color.jpg');
+  it('reads whole screenshots and photos as what they are', () => {
+    const shot = slackTokenScreenshot();
+    const photo = detailedPhoto(320, 240);
     expect(detectImageFormat(shot)).toBe('png');
     expect(detectImageFormat(photo)).toBe('jpeg');
   });

@@ -3,7 +3,7 @@ import type { ChatModel, ChatRequest } from '../../../src/core/chat';
 import { createFileSubAgent } from '../../../src/tools/ask-file/file-reader';
 import type { RunStepRecord } from '../../../src/core/run-step';
 import { createSlots } from '../../../src/core/slots';
-import { hasCorpus } from '../../support/corpus';
+import { airworthinessDirective } from '../../support/fixtures';
 import { openThreadWithFiles, type ThreadWithFiles } from '../../support/thread-with-files';
 
 /** A model that answers from a script and remembers what it was asked. */
@@ -34,13 +34,10 @@ const memo = '# Memo\n\nThe offsite moves to Lisbon on 12 May. Bring your badge.
 describe('the file reader behind ask_file', () => {
   let thread: ThreadWithFiles;
   beforeAll(async () => {
-    const corpus = hasCorpus('federal-register-2020-17221.pdf')
-      ? [{ name: 'federal-register-2020-17221.pdf', mimetype: 'application/pdf', corpus: true as const }]
-      : [];
     thread = await openThreadWithFiles([
       { name: 'handbook.md', mimetype: 'text/markdown', text: handbook },
       { name: 'memo.md', mimetype: 'text/markdown', text: memo },
-      ...corpus,
+      { name: 'directive.pdf', mimetype: 'application/pdf', bytes: airworthinessDirective() },
     ]);
   });
   afterAll(async () => {
@@ -113,13 +110,14 @@ describe('the file reader behind ask_file', () => {
     expect(answer).toMatch(/^Staff get 28 days of leave/);
   });
 
-  it.skipIf(!hasCorpus('federal-register-2020-17221.pdf'))('cites the pages of a PDF', async () => {
-    const reader = scriptedModel((_, call) => (call === 1 ? 'Ethiopian Airlines fatalities' : '157 people died (federal-register-2020-17221.pdf, p. 2).'));
-    const agent = createFileSubAgent({ model: reader.model, files: thread.files, recordStep: () => {}, slots: createSlots(1) });
+  it('cites the pages of a PDF', async () => {
+    const reader = scriptedModel((_, call) => (call === 1 ? 'Addis Ababa accident fatalities' : '157 people died (directive.pdf, p. 2).'));
+    // Searched, not read whole: the generated directive's plain prose takes fewer tokens than a real notice's.
+    const agent = createFileSubAgent({ model: reader.model, files: thread.files, recordStep: () => {}, limits: { wholeFileTokens: 4_000 }, slots: createSlots(1) });
 
-    const answer = await agent.askFile('F3', 'How many people died in the Ethiopian crash?', signal());
+    const answer = await agent.askFile('F3', 'How many people died in the Addis Ababa accident?', signal());
 
-    expect(reader.prompt(1)).toMatch(/\[federal-register-2020-17221\.pdf, p\. 2, chars [\d]+–[\d]+\]\n[^[]*157 fatalities/);
+    expect(reader.prompt(1)).toMatch(/\[directive\.pdf, p\. 2, chars [\d]+–[\d]+\]\n[^[]*157 fatalities/);
     expect(answer).toContain('(Read ');
     expect(answer).toMatch(/p\. 2/);
   });
