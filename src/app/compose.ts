@@ -17,6 +17,7 @@ import type { Logger } from '../logging/logger';
 import { createMcpHub, loadMcpConfig, type McpConfig } from '../mcp';
 import { createRunExecutor } from '../runs/answer-run';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from '../runs/seams';
+import type { RunKnowledge } from '../runs/seams';
 import { loadSkillLibrary, SkillLoadError } from '../skills';
 import type { Database, DatabaseHandle } from '../store/database';
 import { createRunLedger } from '../store/run-ledger';
@@ -57,6 +58,11 @@ export interface EdgeSeams {
   settingsFor?: RunSettingsSource;
   /** Asks the person at hand instead of parking the run for a decision in the thread. */
   approveNow?: ApproveNow;
+  /**
+   * Beyond the thread: memories and the knowledge tools (search_messages, read_channel, remember, forget). The bot
+   * gives them; the terminal does not (no Slack: nobody's channel membership to decide what they may read).
+   */
+  knowledge?: RunKnowledge;
 }
 
 export type Composition = Awaited<ReturnType<typeof composeThreadwise>>;
@@ -122,6 +128,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
       logger,
       prices: config.prices,
       observer,
+      knowledge: edge.knowledge,
     });
   }
 

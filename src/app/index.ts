@@ -22,6 +22,7 @@ import { startHousekeeping } from './bot/housekeeping';
 import { openSlackApp, startSlackApp } from './bot/slack-app';
 import { checkSlackTokens } from './check-slack';
 import { composeThreadwise, loadMcpServers } from './compose';
+import { wireKnowledge } from './bot/knowledge';
 import { startOperatorConsole } from './operator-console';
 import { StartupError } from './startup-error';
 
@@ -112,6 +113,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     const settleDelivery = (deliveryId: string) => recorded?.onDelivered(deliveryId);
     const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, activity, killAfterAckForTests: options.killAfterAckForTests });
     const { app, bot } = slack;
+    // Beyond the thread: the message index, who may read what, memories (issue 27).
+    const knowledge = wireKnowledge(config, { app, bot, workspace: slack.workspace, db: database.db, clock, activity, logger, closers });
     const { worker, intake, deliveries, settings, wakeWorker } = await wireSlackAnswers(config, {
       composition: parts,
       slack,
@@ -126,6 +129,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       mcpServerNames: mcpServers.servers.map((server) => server.name),
       settleDelivery,
       shutdown,
+      knowledge,
     });
     recorded = deliveries;
 
@@ -138,6 +142,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     });
     if (operatorConsole) closers.add('operator console', () => operatorConsole.close());
     worker.start();
+    // The recent history of the channels threadwise is in, indexed in the background (tracked; never delays start-up).
+    knowledge.backfillInBackground();
     // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
     await deliveries.start();
     closers.add(

@@ -24,6 +24,8 @@ export interface AppHomeDependencies {
   botName: string;
   now: () => number;
   logger: Logger;
+  /** The person's memories and those of the channels they can read (knowledge-home.ts), appended at the end. */
+  memories?: (teamId: string, userId: string) => Promise<unknown[]>;
 }
 
 export interface AppHomeHost {
@@ -39,12 +41,16 @@ export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): vo
     const user = event.user;
     const teamId = body.team_id ?? '';
     try {
+      const memories = deps.memories?.(teamId, user).catch((error: unknown) => {
+        deps.logger.warn('could not list memories for the home tab', { user, error });
+        return [];
+      });
       const [channels, recent, usage] = await Promise.all([
         channelsWithSettings(client, deps, teamId),
         recentWithLinks(client, deps, user),
         deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
       ]);
-      await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools() }) as never } });
+      await client.views.publish({ user_id: user, view: { type: 'home', blocks: [...renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools() }), ...((await memories) ?? [])].slice(0, 100) as never } });
     } catch (error) {
       deps.logger.warn('could not publish the home tab', { user, error });
     }

@@ -19,6 +19,7 @@ import { createBotChannelSettings } from './channel-settings';
 import { createRunQueue } from './run-queue';
 import type { SlackApp } from './slack-app';
 import { registerSlackSurfaces } from './slack-surfaces';
+import type { BotKnowledge } from './knowledge';
 
 export type RecordedDeliveries = ReturnType<typeof createRecordedDeliveries>;
 
@@ -39,6 +40,8 @@ export interface AnswerWiring {
   settleDelivery: (deliveryId: string) => void;
   /** Set by stop(): what is left of the grace period, and all of it. */
   shutdown: { graceMs: number; deadline: number };
+  /** Beyond the thread: memories and knowledge tools for the runs, the index's listeners, App Home's memories. */
+  knowledge?: BotKnowledge;
 }
 
 export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
@@ -53,6 +56,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     threads,
     answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName, clock }),
     settingsFor: settings.forRun,
+    knowledge: wiring.knowledge?.run,
   });
   const { worker, intake } = createRunQueue(config, {
     db,
@@ -70,7 +74,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
   });
   closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - clock.now())));
   const wakeWorker = () => worker.wake();
-  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker });
+  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker, knowledge: wiring.knowledge });
   const deliveries = createRecordedDeliveries({
     db,
     replicaId,

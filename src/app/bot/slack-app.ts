@@ -11,7 +11,7 @@ import type { Config } from '../../config';
 import type { BotIdentity } from '../../conversation';
 import type { Closers } from '../../core/closers';
 import type { Logger } from '../../logging/logger';
-import { identifyBot } from '../../slack/bot-identity';
+import { identifyBotAndWorkspace, type SlackWorkspace } from '../../slack/bot-identity';
 import { createThreadedHttpReceiver, type HealthReport, type ThreadedHttpReceiver } from '../../slack/receiver/threaded-http-receiver';
 import type { DatabaseHandle } from '../../store/database';
 import { RECORD_DELIVERIES_SQL } from '../../store/delivery-store';
@@ -38,6 +38,8 @@ export interface SlackApp {
   /** HTTP mode only. */
   receiver?: ThreadedHttpReceiver;
   bot: BotIdentity;
+  /** The workspace auth.test named (its URL builds permalinks when chat.getPermalink fails). */
+  workspace: SlackWorkspace;
 }
 
 export async function openSlackApp(config: Config, parts: SlackAppParts): Promise<SlackApp> {
@@ -87,7 +89,7 @@ export async function openSlackApp(config: Config, parts: SlackAppParts): Promis
   } catch (error) {
     throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
   }
-  return { app, receiver, bot: await identifyBot(app.client) };
+  return { app, receiver, ...(await identifyBotAndWorkspace(app.client)) };
 }
 
 /** Starts receiving events; returns the port /slack/events (HTTP) or /healthz (Socket Mode) listens on. */

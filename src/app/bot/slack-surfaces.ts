@@ -21,6 +21,7 @@ import { describeChannelTools } from '../channel-tools';
 import type { createBotChannelSettings } from './channel-settings';
 import { createRunRequests } from '../../runs/run-requests';
 import { slackDeletions } from '../slack-deletions';
+import { registerKnowledgeListeners, type KnowledgeListenerDependencies } from '../../slack/knowledge-listeners';
 
 export interface SurfaceParts {
   db: Database;
@@ -34,6 +35,8 @@ export interface SurfaceParts {
   now: () => number;
   /** A decision made a parked run resumable: the worker should look now. */
   onRunResumable: () => void;
+  /** Beyond the thread: the message index's listeners and App Home's memories section (absent: neither). */
+  knowledge?: { listeners: KnowledgeListenerDependencies; homeSection(teamId: string, userId: string): Promise<unknown[]> };
 }
 
 /** Returns what the listeners were given (questions recovered after a crash are answered with the same). */
@@ -67,7 +70,9 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     botName: bot.name,
     now: parts.now,
     logger,
+    memories: parts.knowledge?.homeSection,
   });
+  if (parts.knowledge) registerKnowledgeListeners(app as never, parts.knowledge.listeners);
   registerApprovalActions(app, { db, timeZone: config.timeZone, logger, onRunResumable: parts.onRunResumable, admins: config.approval.adminUsers });
   app.error(async (error) => {
     logger.error('unhandled error in a Slack listener', { error });
