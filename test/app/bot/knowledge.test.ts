@@ -13,7 +13,7 @@ import { findIndexedMessage } from '../../../src/knowledge/message-index';
 import { rowsOf } from '../../../src/store/database';
 import { toolResultsIn } from '../../agent/loop-fixtures';
 import type { ChatRequestBody } from '../../fakes/fake-openai';
-import { buttonClick, messageChangedEvent, messageEvent, postSlackEvent } from '../../fakes/slack-signing';
+import { appHomeOpenedEvent, buttonClick, messageChangedEvent, messageEvent, postSlackEvent } from '../../fakes/slack-signing';
 import { eventually } from '../../support/eventually';
 import { ANA, BEN, CHANNEL, SIGNING_SECRET, useHarness } from '../../support/harness';
 
@@ -241,5 +241,48 @@ describe('memories through the running app', () => {
     expect(everything((await ask(RANDOM, ANA, 'what is my badge number?', shared.ts)).request)).not.toContain('4711');
     // Ben's own requests: never.
     expect(everything((await ask(RANDOM, BEN, 'what is the badge number?')).request)).not.toContain('4711');
+  });
+
+  it('lists memories in App Home, with Forget only where the person may forget, and forgets from there', async () => {
+    setUpWorkspace();
+    h.model.enqueue({ toolCalls: [{ name: 'remember', arguments: { text: 'Standup moves to 09:30 on Mondays' } }] }, { text: 'Noted.' });
+    await ask(RANDOM, ANA, 'remember that standup moves to 09:30 on Mondays');
+    const published = async (user: string) => {
+      const before = h.slack.callsTo('views.publish').length;
+      await postSlackEvent(h.eventsUrl, SIGNING_SECRET, appHomeOpenedEvent({ user }), { teamId: h.slack.teamId });
+      await h.slack.waitFor(() => h.slack.callsTo('views.publish').length > before);
+      await h.app.idle();
+      return h.slack.callsTo('views.publish').at(-1)!.body.view as { type: string; blocks: Array<{ type: string; text?: { text: string }; accessory?: { action_id: string; value: string } }> };
+    };
+    const line = (view: Awaited<ReturnType<typeof published>>) => view.blocks.find((b) => b.text?.text.includes('Standup moves to 09:30'));
+
+    const forAna = await published(ANA);
+    expect(forAna.blocks.some((b) => b.type === 'header' && b.text?.text === 'Memories')).toBe(true);
+    expect(line(forAna)?.text?.text).toContain(`<#${RANDOM}>`);
+    const button = line(forAna)?.accessory;
+    expect(button?.action_id).toBe('memory_forget');
+    // Ben may read #random, so he sees it; he did not ask for it, so he has no Forget.
+    const forBen = await published(BEN);
+    expect(line(forBen)).toBeDefined();
+    expect(line(forBen)?.accessory).toBeUndefined();
+
+    const before = h.slack.callsTo('views.publish').length;
+    const click = {
+      type: 'block_actions',
+      user: { id: ANA, username: 'ana', team_id: h.slack.teamId },
+      team: { id: h.slack.teamId, domain: 'fake' },
+      api_app_id: h.slack.appId,
+      token: 'fake-verification-token',
+      trigger_id: '1.2.3',
+      container: { type: 'view', view_id: 'V0HOME' },
+      view: { id: 'V0HOME', type: 'home', blocks: forAna.blocks },
+      actions: [{ type: 'button', action_id: 'memory_forget', value: button!.value, action_ts: '1700000999.000100' }],
+    };
+    expect((await h.interact(click)).status).toBe(200);
+    await h.slack.waitFor(() => h.slack.callsTo('views.publish').length > before);
+    const after = h.slack.callsTo('views.publish').at(-1)!.body.view as Awaited<ReturnType<typeof published>>;
+    expect(line(after)).toBeUndefined();
+    expect(after.blocks.filter((b) => b.type === 'header' && b.text?.text === 'Memories')).toHaveLength(1);
+    expect(after.blocks.length).toBe(forAna.blocks.length - 1);
   });
 });
