@@ -69,7 +69,7 @@ describe('the memories block of a run', () => {
 });
 
 describe('the tools of a run', () => {
-  const tool = (name: string): Tool => ({ name, description: name, parameters: z.object({}), execute: async () => name });
+  const tool = (name: string): Tool => ({ name, description: name, parameters: z.object({}), describeProgress: () => name, execute: async () => name });
   const channelTools = createToolRegistry([tool('search_file'), tool('tracker__search')]);
 
   it('puts the asker\'s knowledge tools before the channel\'s, and leaves the registry alone without them', () => {
