@@ -18,6 +18,7 @@ import { createMcpHub, loadMcpConfig, type McpConfig } from '../mcp';
 import { createRunExecutor } from '../runs/answer-run';
 import type { SignInPrompter } from '../runs/park-for-sign-in';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from '../runs/seams';
+import type { RunKnowledge } from '../runs/seams';
 import { loadSkillLibrary, SkillLoadError } from '../skills';
 import type { Database, DatabaseHandle } from '../store/database';
 import { createRunLedger } from '../store/run-ledger';
@@ -61,6 +62,11 @@ export interface EdgeSeams {
   approveNow?: ApproveNow;
   /** Shows the person a run answers their private Connect prompt (per-person sign-in; the bot's edge only). */
   signInPrompt?: SignInPrompter;
+  /**
+   * Beyond the thread: memories and the knowledge tools (search_messages, read_channel, remember, forget). The bot
+   * gives them; the terminal does not (no Slack: nobody's channel membership to decide what they may read).
+   */
+  knowledge?: RunKnowledge;
 }
 
 export type Composition = Awaited<ReturnType<typeof composeThreadwise>>;
@@ -132,6 +138,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
       logger,
       prices: config.prices,
       observer,
+      knowledge: edge.knowledge,
     });
   }
 

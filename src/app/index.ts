@@ -24,6 +24,7 @@ import { checkSlackTokens } from './check-slack';
 import { composeThreadwise, loadMcpServers } from './compose';
 import { checkOauthConfig } from '../config/oauth-config';
 import { callbackPages } from './sign-in';
+import { wireKnowledge } from './bot/knowledge';
 import { startOperatorConsole } from './operator-console';
 import { StartupError } from './startup-error';
 
@@ -117,6 +118,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     const settleDelivery = (deliveryId: string) => recorded?.onDelivered(deliveryId);
     const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, activity, killAfterAckForTests: options.killAfterAckForTests, pages: callbackPages(parts.signIn) });
     const { app, bot } = slack;
+    // Beyond the thread: the message index, who may read what, memories (issue 27).
+    const knowledge = wireKnowledge(config, { app, bot, workspace: slack.workspace, db: database.db, clock, activity, logger, closers });
     const { worker, intake, deliveries, settings, wakeWorker } = await wireSlackAnswers(config, {
       composition: parts,
       slack,
@@ -131,6 +134,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       mcpServerNames: mcpServers.servers.map((server) => server.name),
       settleDelivery,
       shutdown,
+      knowledge,
     });
     recorded = deliveries;
 
@@ -143,6 +147,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     });
     if (operatorConsole) closers.add('operator console', () => operatorConsole.close());
     worker.start();
+    // The recent history of the channels threadwise is in, indexed in the background (tracked; never delays start-up).
+    knowledge.backfillInBackground();
     // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
     await deliveries.start();
     closers.add(

@@ -25,6 +25,8 @@ import { GROUPINGS, parseUsageRange, usageBody, usageCsv } from './pages/usage-p
 import { healthBody, type HealthSnapshot } from './pages/health-page';
 import { LIVE_SCRIPT, liveBody, liveHead, liveRows } from './pages/live-page';
 import { signInBody } from './pages/sign-in-page';
+import { memoriesBody } from './pages/memories-page';
+import { listMemories } from '../store/memory-store';
 import { createBoundedCache } from '../core/bounded-cache';
 import { messageOf } from '../core/errors';
 
@@ -145,6 +147,7 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     const descriptions: Record<string, string> = {
       '/runs': 'every answer, newest first: what was asked, how long it took, what it cost',
       '/usage': 'runs, tokens and cost per day, channel, user and model; daily limits',
+      '/memories': 'what people asked threadwise to remember, for a channel or for themselves',
       '/live': 'answers in progress, updating by themselves',
       '/health': 'database, MCP servers, extraction, queue',
     };
@@ -224,6 +227,12 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     shared.clear(); // the next Usage page shows the lift
     deps.logger.info('daily limit lifted for today from the console', { scope, subject, by });
     return c.redirect(`/usage?lifted=${encodeURIComponent(`${scope} ${subject}`)}#limits`, 303);
+  });
+
+  app.get('/memories', async (c) => {
+    const memories = await listMemories(deps.db);
+    const names = await readSlackNames(deps.db, memories.flatMap((memory) => [memory.channelId, memory.authorId]));
+    return render(c, { title: 'Memories', current: '/memories', body: memoriesBody(memories, names) });
   });
 
   app.get('/health', async (c) => {

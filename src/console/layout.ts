@@ -10,6 +10,7 @@ export type Fragment = HtmlEscapedString | Promise<HtmlEscapedString>;
 export const NAV = [
   { href: '/runs', label: 'Runs' },
   { href: '/usage', label: 'Usage' },
+  { href: '/memories', label: 'Memories' },
   { href: '/live', label: 'Live' },
   { href: '/health', label: 'Health' },
 ] as const;

@@ -13,6 +13,8 @@ import type { EffectiveChannelSettings } from '../config/channel-settings';
 import type { AnswerChannel } from './seams';
 import { modelOf, type ModelChoice } from './run-model';
 import type { CurrentStepTracker } from './current-step';
+import type { RunKnowledge } from './seams';
+import { withKnowledgeTools } from './run-knowledge';
 
 /** Rotated by Slack's native status while the model thinks. */
 const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
@@ -38,6 +40,8 @@ export interface AgentDependencies extends ModelChoice {
   skills: SkillReader;
   settings: AgentSettings;
   now: () => number;
+  /** Beyond the thread: search_messages, read_channel, remember and forget, bound to the run's asker; absent → none. */
+  knowledge?: RunKnowledge;
 }
 
 export async function answerWithAgent(
@@ -56,7 +60,7 @@ export async function answerWithAgent(
   return runAgentTurn({
     model,
     messages: built.messages,
-    registry: deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }),
+    registry: withKnowledgeTools(deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }), deps.knowledge, prepared.asker),
     resources: { files: files.access, skills: offeredSkillReader(deps.skills, channelSettings?.skills), subAgent: createFileSubAgent({ model: deps.model, files: files.access, recordStep }) },
     limits: {
       maxIterations: settings.maxIterations,

@@ -6,6 +6,8 @@ import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
 import { arrangeRunTurns } from './arrange-run-turns';
 import type { RunFiles, RunLedger, ThreadFiles, ThreadSource } from './seams';
+import type { RunAsker, RunKnowledge } from './seams';
+import { askerOf, memoriesBlockFor } from './run-knowledge';
 import { describeOverrides, type EffectiveChannelSettings } from '../config/channel-settings';
 
 export interface PrepareTurnDependencies {
@@ -18,6 +20,8 @@ export interface PrepareTurnDependencies {
   contextWindow: number;
   timeZone: string;
   now: () => number;
+  /** Beyond the thread: memories for the request (and, in answerWithAgent, the knowledge tools); absent → none. */
+  knowledge?: RunKnowledge;
 }
 
 export interface PreparedTurn {
@@ -27,6 +31,8 @@ export interface PreparedTurn {
   budget: ContextBudget;
   /** Images attached to the current turn (described after the answer). */
   shown: { images: CurrentImage[]; notes: string[] };
+  /** Who asks, for the knowledge tools; undefined when the run names nobody. */
+  asker?: RunAsker;
 }
 
 /**
@@ -70,6 +76,8 @@ export async function prepareTurn(
   const named: Array<{ id: string; kind: 'user' | 'channel'; name: string }> = [...names].map(([id, name]) => ({ id, kind: 'user', name }));
   if (channel.name) named.push({ id: thread.channelId, kind: 'channel', name: channel.name });
   void deps.ledger.rememberNames?.(named).catch(() => {});
+  const asker = askerOf(thread, run, messages, deps.bot, channel);
+  const memoriesBlock = await memoriesBlockFor(deps.knowledge, asker, { threads: deps.threads, model: deps.model }, conversation.turns[lastUser]!.text);
   const budget = runBudget(deps.contextWindow);
   const built = buildModelMessages({
     botName: deps.bot.name,
@@ -86,8 +94,9 @@ export async function prepareTurn(
     budget,
     model: deps.model,
     channelSettings: settings && { extraInstructions: settings.extraInstructions, applied: describeOverrides(settings) },
+    memoriesBlock,
   });
-  return { channelId: thread.channelId, files, built, budget, shown };
+  return { channelId: thread.channelId, files, built, budget, shown, asker };
 }
 
 /** Files on the current question and on every message since the bot last answered. */

@@ -14,6 +14,7 @@ import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
 import type { LedgerParkRequest } from '../store/run-ledger';
 import type { ThreadFileAccess } from '../files/thread-file-access';
+import type { Tool } from '../tools/tool';
 
 /** Where the thread is read from. */
 export interface ThreadSource {
@@ -147,4 +148,39 @@ export interface RunFiles {
   images(currentFileIds: string[]): Promise<{ images: CurrentImage[]; notes: string[] }>;
   /** After the answer: describe the images shown, once, so later turns get words instead of pixels. */
   describeShown(images: CurrentImage[]): Promise<void>;
+}
+
+/** Who asks, and where: what a run's knowledge tools and memories are bound to. */
+export interface RunAsker {
+  teamId: string;
+  channelId: string;
+  threadTs: string;
+  /** The person whose message started the run. */
+  userId: string;
+  /**
+   * The conversation is the asker's alone: a DM with the bot, or no other person has written in the thread so far.
+   * Only then does a request carry the asker's personal memories (elsewhere the answer could repeat them to others).
+   */
+  isPrivate: boolean;
+}
+
+/** A memory as a request carries it (store/memory-store.ts's Memory fits it). */
+export interface RunMemory {
+  id: number;
+  scope: 'channel' | 'personal';
+  authorId: string;
+  text: string;
+  createdAt: Date;
+}
+
+/**
+ * Beyond the thread (DESIGN.md): what people asked threadwise to remember, and the tools that search the channels it
+ * is in and keep or forget memories, bound to the asker. Implemented where Slack is (the bot); absent, a run has
+ * neither (the terminal: no Slack membership to decide who may read what).
+ */
+export interface RunKnowledge {
+  /** The channel's memories and, only with `includePersonal`, the asker's personal ones; newest first. */
+  memories(asker: RunAsker, options: { includePersonal: boolean }): Promise<RunMemory[]>;
+  /** search_messages, read_channel, remember, forget for this asker (remember announces in the asker's thread). */
+  tools(asker: RunAsker): Tool[];
 }

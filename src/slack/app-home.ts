@@ -31,6 +31,8 @@ export interface AppHomeDependencies {
     grantsOf(teamId: string, userId: string): Promise<ConnectedServerLine[]>;
     allGrants(teamId: string): Promise<GrantLine[]>;
   };
+  /** The person's memories and those of the channels they can read (knowledge-home.ts), appended at the end. */
+  memories?: (teamId: string, userId: string) => Promise<unknown[]>;
 }
 
 export interface AppHomeHost {
@@ -51,13 +53,19 @@ export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): (c
 
 async function publishHome(client: WebClient, deps: AppHomeDependencies, teamId: string, user: string): Promise<void> {
   try {
+    const memories = deps.memories?.(teamId, user).catch((error: unknown) => {
+      deps.logger.warn('could not list memories for the home tab', { user, error });
+      return [];
+    });
     const [channels, recent, usage] = await Promise.all([
       channelsWithSettings(client, deps, teamId),
       recentWithLinks(client, deps, user),
       deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
     ]);
     const accounts = await accountBlocks(deps, teamId, user);
-    await client.views.publish({ user_id: user, view: { type: 'home', blocks: [...renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools().tools }), ...accounts] as never } });
+    // A home view holds at most 100 blocks: the memories, last, give way first.
+    const blocks = [...renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools().tools }), ...accounts, ...((await memories) ?? [])].slice(0, 100);
+    await client.views.publish({ user_id: user, view: { type: 'home', blocks: blocks as never } });
   } catch (error) {
     deps.logger.warn('could not publish the home tab', { user, error });
   }

@@ -2,7 +2,21 @@
 import type { WebClient } from '@slack/web-api';
 import type { BotIdentity } from '../conversation';
 
+/** The workspace auth.test names: its URL (https://acme.slack.com/, for permalinks) and its id. */
+export interface SlackWorkspace {
+  url?: string;
+  teamId?: string;
+}
+
 export async function identifyBot(client: WebClient): Promise<BotIdentity> {
+  return (await identifyBotAndWorkspace(client)).bot;
+}
+
+/** The bot and its workspace, from one auth.test. */
+export async function identifyBotAndWorkspace(client: WebClient): Promise<{ bot: BotIdentity; workspace: SlackWorkspace }> {
   const identity = await client.auth.test();
-  return { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' };
+  return {
+    bot: { userId: identity.user_id!, botId: identity.bot_id, name: identity.user ?? 'threadwise' },
+    workspace: { url: identity.url || undefined, teamId: identity.team_id || undefined },
+  };
 }

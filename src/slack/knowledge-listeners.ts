@@ -33,14 +33,20 @@ export interface KnowledgeListenerDependencies {
   backfillDays: number;
   clock: Clock;
   logger: Logger;
-  /** After a Forget click in App Home: publish the person's home again. */
-  refreshHome?: (teamId: string, userId: string) => Promise<void>;
+  /** After a Forget click in App Home: publish the person's home again (`view`: the home view clicked in). */
+  refreshHome?: (teamId: string, userId: string, view?: { blocks?: unknown[] }) => Promise<void>;
+  /**
+   * Registers work in flight (the app's activity tracker), so idle() covers indexing and backfills; the work is
+   * returned unchanged. Default: untracked.
+   */
+  track?: <T>(work: Promise<T>) => Promise<T>;
 }
 
 export function registerKnowledgeListeners(app: KnowledgeListenerHost, deps: KnowledgeListenerDependencies): void {
+  const track = deps.track ?? (<T>(work: Promise<T>) => work);
   app.event('message', async ({ event, body }) => {
     try {
-      await applyMessageEvent(deps.db, event, { teamId: body?.team_id ?? '', botUserId: deps.botUserId });
+      await track(applyMessageEvent(deps.db, event, { teamId: body?.team_id ?? '', botUserId: deps.botUserId }));
     } catch (error) {
       deps.logger.warn('could not index a message', { channel: event?.channel, error });
     }
@@ -50,7 +56,7 @@ export function registerKnowledgeListeners(app: KnowledgeListenerHost, deps: Kno
     const change = deps.directory.onMembershipEvent(event);
     if (!change?.joined || change.userId !== deps.botUserId) return;
     // Joined a channel: its recent history becomes searchable. In the background: the event is acknowledged now.
-    void backfillChannel(deps.backfillApi, deps.db, change.channelId, { teamId: body?.team_id ?? '', days: deps.backfillDays, clock: deps.clock, botUserId: deps.botUserId }).then(
+    void track(backfillChannel(deps.backfillApi, deps.db, change.channelId, { teamId: body?.team_id ?? '', days: deps.backfillDays, clock: deps.clock, botUserId: deps.botUserId })).then(
       (result) => deps.logger.info('channel backfilled', { channel: change.channelId, ...result }),
       (error: unknown) => deps.logger.warn('could not backfill a channel', { channel: change.channelId, error }),
     );
@@ -74,8 +80,10 @@ export function registerKnowledgeListeners(app: KnowledgeListenerHost, deps: Kno
     const messageTs: string | undefined = body?.message?.ts;
     if (channel && messageTs && !body?.container?.is_ephemeral) {
       await client.chat.update({ channel, ts: messageTs, ...renderMemoryForgotten(id, userId) } as never).catch(() => undefined);
+    } else if (channel && body?.container?.is_ephemeral) {
+      await tell(renderMemoryForgotten(id, userId).text);
     } else if (body?.view?.type === 'home') {
-      await deps.refreshHome?.(teamId, userId).catch(() => undefined);
+      await deps.refreshHome?.(teamId, userId, body.view).catch(() => undefined);
     }
   });
 }

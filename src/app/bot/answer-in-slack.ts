@@ -20,6 +20,7 @@ import { createBotChannelSettings } from './channel-settings';
 import { createRunQueue } from './run-queue';
 import type { SlackApp } from './slack-app';
 import { registerSlackSurfaces } from './slack-surfaces';
+import type { BotKnowledge } from './knowledge';
 
 export type RecordedDeliveries = ReturnType<typeof createRecordedDeliveries>;
 
@@ -40,6 +41,8 @@ export interface AnswerWiring {
   settleDelivery: (deliveryId: string) => void;
   /** Set by stop(): what is left of the grace period, and all of it. */
   shutdown: { graceMs: number; deadline: number };
+  /** Beyond the thread: memories and knowledge tools for the runs, the index's listeners, App Home's memories. */
+  knowledge?: BotKnowledge;
 }
 
 export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
@@ -56,6 +59,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     settingsFor: settings.forRun,
     // Per-person sign-in: the Connect prompt goes privately to the person the run answers.
     signInPrompt: composition.signIn ? createConnectPrompter(app.client) : undefined,
+    knowledge: wiring.knowledge?.run,
   });
   const { worker, intake } = createRunQueue(config, {
     db,
@@ -73,7 +77,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
   });
   closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - clock.now())));
   const wakeWorker = () => worker.wake();
-  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker, signIn: composition.signIn });
+  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker, signIn: composition.signIn, knowledge: wiring.knowledge });
   if (composition.signIn) composition.signIn.onRunResumable.current = wakeWorker;
   const deliveries = createRecordedDeliveries({
     db,

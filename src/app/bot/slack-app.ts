@@ -11,7 +11,7 @@ import type { Config } from '../../config';
 import type { BotIdentity } from '../../conversation';
 import type { Closers } from '../../core/closers';
 import type { Logger } from '../../logging/logger';
-import { identifyBot } from '../../slack/bot-identity';
+import { identifyBotAndWorkspace, type SlackWorkspace } from '../../slack/bot-identity';
 import { createThreadedHttpReceiver, type HealthReport, type PageHandler, type ThreadedHttpReceiver } from '../../slack/receiver/threaded-http-receiver';
 import type { DatabaseHandle } from '../../store/database';
 import { RECORD_DELIVERIES_SQL } from '../../store/delivery-store';
@@ -42,6 +42,8 @@ export interface SlackApp {
   bot: BotIdentity;
   /** Served on PORT beside /healthz in Socket Mode too. */
   pages?: Record<string, PageHandler>;
+  /** The workspace auth.test named (its URL builds permalinks when chat.getPermalink fails). */
+  workspace: SlackWorkspace;
 }
 
 export async function openSlackApp(config: Config, parts: SlackAppParts): Promise<SlackApp> {
@@ -92,7 +94,7 @@ export async function openSlackApp(config: Config, parts: SlackAppParts): Promis
   } catch (error) {
     throw new StartupError(`Slack refused SLACK_BOT_TOKEN (${describeSlackError(error)}): check it and SLACK_API_URL.`);
   }
-  return { app, receiver, bot: await identifyBot(app.client), pages: parts.pages };
+  return { app, receiver, ...(await identifyBotAndWorkspace(app.client)), pages: parts.pages };
 }
 
 /** Starts receiving events; returns the port /slack/events (HTTP) or /healthz (Socket Mode) listens on. */

@@ -25,6 +25,7 @@ import { registerConnectButton } from '../../slack/connect-prompt';
 import { registerDisconnectAction } from '../../slack/oauth-home';
 import { registerPersonLeft } from '../../slack/person-left';
 import type { SignInParts } from '../sign-in';
+import { registerKnowledgeListeners, type KnowledgeListenerDependencies } from '../../slack/knowledge-listeners';
 
 export interface SurfaceParts {
   db: Database;
@@ -40,6 +41,8 @@ export interface SurfaceParts {
   onRunResumable: () => void;
   /** Per-person sign-in, when an MCP server uses it: Connect, Disconnect, App Home's accounts, people who leave. */
   signIn?: SignInParts;
+  /** Beyond the thread: the message index's listeners and App Home's memories section (absent: neither). */
+  knowledge?: { listeners: KnowledgeListenerDependencies; homeSection(teamId: string, userId: string): Promise<unknown[]> };
 }
 
 /** Returns what the listeners were given (questions recovered after a crash are answered with the same). */
@@ -74,6 +77,7 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     now: parts.now,
     logger,
     accounts: parts.signIn && { servers: parts.signIn.serverNames, grantsOf: parts.signIn.grantsOf, allGrants: parts.signIn.allGrants },
+    memories: parts.knowledge?.homeSection,
   });
   const signIn = parts.signIn;
   if (signIn) {
@@ -81,6 +85,7 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     registerDisconnectAction(app as never, { disconnect: (as, server) => signIn.personal.disconnect(as, server), refreshHome: (teamId, userId) => refreshHome(app.client, teamId, userId), logger });
     registerPersonLeft(app as never, { forget: signIn.forgetPerson, logger });
   }
+  if (parts.knowledge) registerKnowledgeListeners(app as never, parts.knowledge.listeners);
   registerApprovalActions(app, { db, timeZone: config.timeZone, logger, onRunResumable: parts.onRunResumable, admins: config.approval.adminUsers });
   app.error(async (error) => {
     logger.error('unhandled error in a Slack listener', { error });
