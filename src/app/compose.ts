@@ -20,7 +20,8 @@ import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } fr
 import { loadSkillLibrary, SkillLoadError } from '../skills';
 import type { Database, DatabaseHandle } from '../store/database';
 import { createRunLedger } from '../store/run-ledger';
-import { builtInTools } from '../tools';
+import { builtInTools, tableTools } from '../tools';
+import { createTableEngine } from '../tables';
 import type { RetryingOptions } from '../agent/retrying-chat-model';
 import { contextWindowFor } from '../config/models';
 import { agentSettings } from './agent-settings';
@@ -84,6 +85,9 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   const model = models.workspace;
   const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
   closers.add('document extractor', () => extractor.close());
+  // One DuckDB process for the whole process (started on the first query), every thread's tables in it by content hash.
+  const tableEngine = createTableEngine();
+  closers.add('table engine', () => tableEngine.close());
   const files = createThreadFiles({
     db,
     extractor,
@@ -94,8 +98,10 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
     maxImagesPerTurn: config.files.maxImagesPerTurn,
     model,
     logger,
+    tableEngine,
   });
-  const toolsFor = createChannelTools(builtInTools(), mcp);
+  const ownTools = () => [...builtInTools(), ...tableTools()];
+  const toolsFor = createChannelTools(ownTools(), mcp);
   // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
   const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
   if (tracing) closers.add('tracing', () => tracing.shutdown());
@@ -111,7 +117,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
       ledger: { ...createRunLedger(db), ...edge.ledger },
       files,
       model,
-      toolsFor: edge.approveNow ? createChannelTools(builtInTools(), mcp, { approveNow: edge.approveNow }) : toolsFor,
+      toolsFor: edge.approveNow ? createChannelTools(ownTools(), mcp, { approveNow: edge.approveNow }) : toolsFor,
       modelFor: models.modelFor,
       contextWindowOf: contextWindowFor,
       settingsFor: edge.settingsFor,

@@ -57,7 +57,13 @@ export async function answerWithAgent(
     model,
     messages: built.messages,
     registry: deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }),
-    resources: { files: files.access, skills: offeredSkillReader(deps.skills, channelSettings?.skills), subAgent: createFileSubAgent({ model: deps.model, files: files.access, recordStep }) },
+    resources: {
+      files: files.access,
+      skills: offeredSkillReader(deps.skills, channelSettings?.skills),
+      subAgent: createFileSubAgent({ model: deps.model, files: files.access, recordStep }),
+      tables: files.tables,
+      output: channel.output,
+    },
     limits: {
       maxIterations: settings.maxIterations,
       toolTimeoutMs: settings.toolTimeoutMs,

@@ -61,6 +61,7 @@ const context = (): ToolContext => ({
     },
     readText: () => Promise.reject(new Error('unused')),
     extract: () => Promise.reject(new Error('unused')),
+    readBytes: () => Promise.reject(new Error('unused')),
     readImage: () => Promise.reject(new Error('unused')),
     search: () => Promise.reject(new Error('unused')),
   },
