@@ -7,7 +7,8 @@ import { executeToolCalls } from './execute-tool-calls';
 import type { RunStepRecord } from '../core/run-step';
 import type { AgentEvent } from './agent-event';
 import type { ToolRegistry } from '../tools/registry';
-import type { SkillReader, SubAgentRunner, ToolContext } from '../tools/tool';
+import type { SkillReader, SubAgentRunner, ThreadTables, ToolContext } from '../tools/tool';
+import type { ThreadOutput } from '../tools/thread-output';
 import type { ThreadFileAccess } from '../files/thread-file-access';
 
 export interface AgentTurnInput {
@@ -15,7 +16,7 @@ export interface AgentTurnInput {
   /** The request as the context builder made it, ending with the current question; the loop appends to a copy. */
   messages: ChatMessage[];
   registry: ToolRegistry;
-  resources: { files: ThreadFileAccess; skills: SkillReader; subAgent?: SubAgentRunner };
+  resources: { files: ThreadFileAccess; skills: SkillReader; subAgent?: SubAgentRunner; tables?: ThreadTables; output?: ThreadOutput };
   limits: {
     /** Model calls in all; the last one is made without tools, so the model must answer. */
     maxIterations: number;
@@ -186,6 +187,8 @@ export async function runAgentTurn(input: AgentTurnInput): Promise<AgentTurnResu
         files: input.resources.files,
         skills: input.resources.skills,
         subAgent: input.resources.subAgent,
+        tables: input.resources.tables,
+        output: input.resources.output,
         signal,
         tokensLeft: () => Math.max(0, input.limits.contextWindow - lastInputTokens),
         showImage: (image) => pendingImages.push(image),

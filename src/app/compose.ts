@@ -22,7 +22,8 @@ import type { RunKnowledge } from '../runs/seams';
 import { loadSkillLibrary, SkillLoadError } from '../skills';
 import type { Database, DatabaseHandle } from '../store/database';
 import { createRunLedger } from '../store/run-ledger';
-import { builtInTools } from '../tools';
+import { builtInTools, tableTools } from '../tools';
+import { createTableEngine } from '../tables';
 import type { RetryingOptions } from '../agent/retrying-chat-model';
 import { contextWindowFor } from '../config/models';
 import { agentSettings } from './agent-settings';
@@ -97,6 +98,9 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   const model = models.workspace;
   const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
   closers.add('document extractor', () => extractor.close());
+  // One DuckDB process for the whole process (started on the first query), every thread's tables in it by content hash.
+  const tableEngine = createTableEngine();
+  closers.add('table engine', () => tableEngine.close());
   const files = createThreadFiles({
     db,
     extractor,
@@ -107,8 +111,10 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
     maxImagesPerTurn: config.files.maxImagesPerTurn,
     model,
     logger,
+    tableEngine,
   });
-  const toolsFor = createChannelTools(builtInTools(), mcp, { personal: signIn?.personal });
+  const ownTools = () => [...builtInTools(), ...tableTools()];
+  const toolsFor = createChannelTools(ownTools(), mcp, { personal: signIn?.personal });
   // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
   const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
   if (tracing) closers.add('tracing', () => tracing.shutdown());
@@ -124,7 +130,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
       ledger: { ...createRunLedger(db), ...edge.ledger },
       files,
       model,
-      toolsFor: edge.approveNow ? createChannelTools(builtInTools(), mcp, { approveNow: edge.approveNow, personal: signIn?.personal }) : toolsFor,
+      toolsFor: edge.approveNow ? createChannelTools(ownTools(), mcp, { approveNow: edge.approveNow, personal: signIn?.personal }) : toolsFor,
       // Another replica's sign-in may have listed a per-person server's tools: fresh lists for each attempt.
       refreshTools: signIn ? () => signIn.personal.reload() : undefined,
       signIns: signIn && edge.signInPrompt ? { ledger: signIn.ledger, prompt: edge.signInPrompt } : undefined,

@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import type { LocalConfig } from '../config';
 import type { ApproveNow } from '../core/approval';
 import { createClosers } from '../core/closers';
@@ -63,7 +64,8 @@ export async function openLocalThreadwise(config: LocalConfig, options: LocalOpt
   const db = parts.database.db;
   const bot = { userId: 'local:threadwise', name: 'threadwise' };
   const owner = `${OWNER_PREFIX}${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const edge = createLocalEdge({ db, bot, owner, now });
+  // Charts and attached files land here; the chat prints each path as it is written.
+  const edge = createLocalEdge({ db, bot, owner, now, outputDir: path.resolve(config.storage.dataDir, 'outputs') });
   const ledger = {
     // The run's own process is its only owner: no lease to check, only that it is still running and unanswered.
     mayPost: (runId: number, runOwner: string) => mayPostUnleasedRun(db, runId, runOwner),

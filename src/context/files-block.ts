@@ -5,6 +5,7 @@
  */
 import type { TurnFileRef } from '../core/conversation';
 import type { ThreadFile } from '../core/thread-file';
+import { isResultFile } from '../core/file-kinds';
 import { escapeInline, escapeXmlText } from './escape';
 import { formatApproxTokens, formatBytes, formatCount } from '../core/format';
 
@@ -97,6 +98,7 @@ function describePreload(file: ThreadFile, text: string | undefined, totalChars:
 
 // A group header line: which message (and whose) the files below came with.
 function describeOrigin(file: ThreadFile, currentMessageTs: string | undefined): string {
+  if (file.sourceId && isResultFile(file)) return `results of query_table over ${escapeInline(file.sourceId)}:`;
   if (file.sourceId) return `made by extract_file from ${escapeInline(file.sourceId)}:`;
   const author = file.authorName ? escapeInline(file.authorName) : 'someone';
   const current = file.messageTs === currentMessageTs ? ' (this message)' : '';

@@ -43,3 +43,11 @@ export function isExtractableDocument(file: Kind): boolean {
 export function isVirtualFile(file: Pick<ThreadFile, 'sourceId'>): boolean {
   return file.sourceId !== undefined;
 }
+
+/** The source key prefix of a query result kept as a file of the thread ("F1.q1": files/result-file-key.ts). */
+export const RESULT_KEY_PREFIX = 'result:';
+
+/** A query_table result registered as a file of the thread: its text is the result as CSV. */
+export function isResultFile(file: Pick<ThreadFile, 'slackFileId'>): boolean {
+  return file.slackFileId?.startsWith(RESULT_KEY_PREFIX) === true;
+}

@@ -9,6 +9,7 @@ import type { Database } from '../store/database';
 import { documents, slackFileContents, threadFiles } from '../store/schema';
 import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
 import { findDocument, saveDocument, unavailableContentHash, type CachedRead } from '../documents/document-store';
+import { isResultFile } from './result-file-key';
 
 /** The cached result for a Slack file, or undefined when it has never been read. */
 export async function findCachedRead(db: Database, slackFileId: string): Promise<CachedRead | undefined> {
@@ -56,7 +57,7 @@ export async function getDocumentForFile(
     .select({ slackFileId: threadFiles.slackFileId, sourceFileId: threadFiles.sourceFileId })
     .from(threadFiles)
     .where(and(eq(threadFiles.threadId, threadId), eq(threadFiles.fileId, fileId)));
-  if (row?.sourceFileId) return getDocumentForFile(db, threadId, row.sourceFileId);
+  if (row?.sourceFileId && !isResultFile({ slackFileId: row.slackFileId ?? undefined })) return getDocumentForFile(db, threadId, row.sourceFileId);
   if (!row?.slackFileId) return undefined;
   const cached = await findCachedRead(db, row.slackFileId);
   return cached?.ok ? { contentHash: cached.contentHash, document: cached.document } : undefined;
@@ -80,7 +81,7 @@ export async function findTextLengths(db: Database, files: ThreadFile[]): Promis
     if (id && row.chars !== null) lengths.set(id, Number(row.chars));
   }
   for (const file of files) {
-    const chars = file.sourceId ? lengths.get(file.sourceId) : undefined;
+    const chars = file.sourceId && !isResultFile(file) ? lengths.get(file.sourceId) : undefined;
     if (chars !== undefined) lengths.set(file.id, chars);
   }
   return lengths;

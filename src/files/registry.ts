@@ -16,6 +16,7 @@ import { toThreadFile } from './thread-file-row';
 import { externalServiceName, slackFileName, unreadableReason, type SlackFileObject } from '../core/slack-file';
 import { documentLanguage, isScannedDocument, type ContainedFile, type ExtractedDocument, type FileErrorCode, type ThreadFile } from '../core/thread-file';
 import { containedFileKey } from './contained-file-key';
+import { isResultFile } from './result-file-key';
 import { fileTypeOfPath } from '../documents/containers';
 import { isImageFile } from '../core/file-kinds';
 
@@ -116,10 +117,10 @@ export async function listThreadFiles(db: Database, threadId: number): Promise<T
     }
     return file;
   });
-  // A virtual file has its source's pages.
+  // A virtual file has its source's pages (a query result has its own rows, none of its source's pages).
   const byId = new Map(files.map((file) => [file.id, file]));
   for (const file of files) {
-    const source = file.sourceId ? byId.get(file.sourceId) : undefined;
+    const source = file.sourceId && !isResultFile(file) ? byId.get(file.sourceId) : undefined;
     if (source?.pageCount !== undefined) file.pageCount = source.pageCount;
     if (source?.scanned) file.scanned = true;
     if (source?.language && !file.language) file.language = source.language;

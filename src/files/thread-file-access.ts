@@ -15,6 +15,8 @@ import { registerContainedFiles, registerVirtualFile } from './registry';
 import { isContainedFile, splitContainedFileKey } from './contained-file-key';
 import { parsePictureList, PICTURE_LIST_PATH } from '../documents/pdf-images';
 import { withContainedFiles } from './contained-file-source';
+import { isResultFile, withResultFiles } from './result-file-key';
+import { createHash } from 'node:crypto';
 import { displayFileName, documentLanguage, FileReadError, isScannedDocument, UnknownFileError, type ExtractedDocument, type ThreadFile } from '../core/thread-file';
 
 /** What the tools may do with the thread's files. Implemented by files/ for one thread; ids are thread-scoped. */
@@ -33,6 +35,12 @@ export interface ThreadFileAccess {
    * searched at once and fused (the person's words and the document's).
    */
   search(id: string, query: string | string[], limit: number, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * The file's bytes and their content hash, by id only (never a path): an uploaded file's as stored (from Slack or
+   * the disk, within MAX_FILE_MB), an extracted text's or a query result's as UTF-8 text. Throws UnknownFileError
+   * for an id not in this thread, FileReadError for a file that cannot be read.
+   */
+  readBytes(id: string, signal?: AbortSignal): Promise<{ file: ThreadFile; bytes: Uint8Array; contentHash: string }>;
 }
 
 /** The entry of a PDF whose reading lists its pictures (documents/pdf-images.ts). */
@@ -63,6 +71,8 @@ export interface FileAccess extends ThreadFileAccess {
   readOpening(id: string): Promise<ExtractedDocument>;
   /** Marks a file whose extraction is still running, with about how long it needs, for this run's files list. */
   notePending(id: string, readyInSeconds: number): void;
+  /** A file registered during the run (a query result), so this run's list and lookups know it. */
+  addFile(file: ThreadFile): void;
 }
 
 // Search over "*" extracts what is not extracted yet; a few at a time keeps the workers and the source calm.
@@ -71,10 +81,12 @@ const SEARCH_EXTRACT_CONCURRENCY = 3;
 export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAccess {
   const { db, threadId } = options;
   const files = [...options.files];
-  const source = withContainedFiles(
-    options.source,
-    (key) => files.find((file) => file.slackFileId === key),
-    options.extractor.readPdfPicture?.bind(options.extractor),
+  const source = withResultFiles(
+    withContainedFiles(
+      options.source,
+      (key) => files.find((file) => file.slackFileId === key),
+      options.extractor.readPdfPicture?.bind(options.extractor),
+    ),
   );
   const readDocument = createDocumentReader({ ...options, source });
   /** Openings told by reads under way (by file id), until the whole is cached. */
@@ -87,8 +99,8 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     return file;
   };
 
-  /** The file with stored bytes behind it: a virtual file's source. */
-  const sourceOf = (file: ThreadFile): ThreadFile => (file.sourceId ? get(file.sourceId) : file);
+  /** The file with stored bytes behind it: an extracted text's source (a query result has its own text). */
+  const sourceOf = (file: ThreadFile): ThreadFile => (file.sourceId && !isResultFile(file) ? get(file.sourceId) : file);
 
   const readWithHash = async (id: string, signal?: AbortSignal) => {
     const { pending: _pending, ...file } = sourceOf(get(id));
@@ -146,6 +158,21 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
 
     readText: async (id, signal) => (await readWithHash(id, signal)).document,
 
+    async readBytes(id, signal) {
+      const file = get(id);
+      if (file.error) throw new FileReadError(file.error.code, file.error.message);
+      if (file.slackFileId && !isResultFile(file)) {
+        const { bytes, contentHash } = await source.readBytes(file, file.slackFileId, { maxBytes: options.limits.maxFileBytes, signal });
+        return { file, bytes, contentHash };
+      }
+      // An extracted text or a query result: its text is what there is.
+      const { document, contentHash } = await readWithHash(id, signal);
+      const bytes = new TextEncoder().encode(document.text);
+      return { file, bytes, contentHash: isResultFile(file) ? contentHash : createHash('sha256').update(bytes).digest('hex') };
+    },
+
+    addFile: (file) => remember(file),
+
     notePending(id, readyInSeconds) {
       const file = get(id);
       remember({ ...file, pending: { readyInSeconds } });
@@ -172,7 +199,7 @@ export function createThreadFileAccess(options: ThreadFileAccessOptions): FileAc
     async extract(id, signal) {
       const file = get(id);
       const { document } = await readWithHash(id, signal);
-      if (file.sourceId) return { file, document };
+      if (file.sourceId || isResultFile(file)) return { file, document };
       const virtual = await registerVirtualFile(db, threadId, sourceOf(file), document);
       remember(virtual);
       return { file: virtual, document };

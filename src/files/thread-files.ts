@@ -19,6 +19,8 @@ import type { Searcher } from '../search/create-searcher';
 import type { SlackFileObject } from '../core/slack-file';
 import { fileObjectsOf, type OpenFileSource } from './file-source';
 import { createThreadFileAccess, type FileAccess } from './thread-file-access';
+import type { TableEngine } from '../tables/table-engine';
+import { createThreadTables } from './thread-tables';
 
 /** A message of the thread as far as its files go. */
 export interface MessageWithFiles {
@@ -45,6 +47,8 @@ export interface ThreadFilesOptions {
   /** Describes the images shown. */
   model: ChatModel & { supportsImages(): boolean };
   logger: Logger;
+  /** The process's SQL engine for query_table; without it a run has no tables. */
+  tableEngine?: TableEngine;
 }
 
 export function createThreadFiles(options: ThreadFilesOptions) {
@@ -80,8 +84,12 @@ export function createThreadFiles(options: ThreadFilesOptions) {
       const { access, files } = await openAccess(threadId, messages, names);
       const preloadKb = limits?.preloadKb ?? options.preloadKb;
       const maxImages = limits?.maxImagesPerTurn ?? options.maxImagesPerTurn;
+      const tableEngine = options.tableEngine;
       return {
         access,
+        tables: tableEngine
+          ? createThreadTables({ db, threadId, engine: tableEngine, access, onExtracted: options.onExtracted, logger })
+          : undefined,
         // Documents posted with the question are read first (a bounded wait), so the first request already has
         // their pages and preload; the list the request is built from is access.list(), which learned them.
         preloads: async () => {

@@ -61,7 +61,13 @@ export async function answerWithAgent(
     model,
     messages: built.messages,
     registry: withKnowledgeTools(deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }), deps.knowledge, prepared.asker),
-    resources: { files: files.access, skills: offeredSkillReader(deps.skills, channelSettings?.skills), subAgent: createFileSubAgent({ model: deps.model, files: files.access, recordStep }) },
+    resources: {
+      files: files.access,
+      skills: offeredSkillReader(deps.skills, channelSettings?.skills),
+      subAgent: createFileSubAgent({ model: deps.model, files: files.access, recordStep }),
+      tables: files.tables,
+      output: channel.output,
+    },
     limits: {
       maxIterations: settings.maxIterations,
       toolTimeoutMs: settings.toolTimeoutMs,

@@ -15,6 +15,7 @@ import type { ThreadRow } from '../store/thread-store';
 import type { LedgerParkRequest } from '../store/run-ledger';
 import type { ThreadFileAccess } from '../files/thread-file-access';
 import type { Tool } from '../tools/tool';
+import type { ThreadOutput, ThreadTables } from '../tools';
 
 /** Where the thread is read from. */
 export interface ThreadSource {
@@ -62,6 +63,8 @@ export interface AnswerChannel {
   post(note: ThreadNote): Promise<void>;
   /** Asks, in the thread, for a person's decision on a tool call; returns the message that asks. */
   requestApproval(request: ApprovalRequestMessage): Promise<string | undefined>;
+  /** Where make_chart and attach_file post (the thread's files and blocks); absent where nothing can be posted. */
+  output?: ThreadOutput;
 }
 
 export interface ApprovalRequestMessage {
@@ -142,6 +145,8 @@ export type RunSettingsSource = (thread: ThreadRow, run: RunRow) => Promise<Effe
 export interface RunFiles {
   /** What the tools use: ids, text, search, images. */
   access: ThreadFileAccess;
+  /** SQL over the thread's tabular files, and its query results (absent without a table engine). */
+  tables?: ThreadTables;
   /** First N KB of suitable files, by file id. */
   preloads(): Promise<Map<string, string>>;
   /** Images to attach to the current turn, and notes for the model about the others. */

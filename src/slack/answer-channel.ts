@@ -10,6 +10,7 @@ import { retireDraftAnswer } from './retire-draft-answer';
 import { createStatusIndicator } from './status-indicator';
 import { renderApprovalRequest } from './approval-message';
 import type { Clock } from '../core/clock';
+import { createSlackThreadOutput } from './slack-thread-output';
 
 export interface SlackAnswerChannelOptions {
   logger: Logger;
@@ -66,6 +67,8 @@ export function createSlackAnswerChannels(client: WebClient, options: SlackAnswe
         const posted = await client.chat.postMessage({ channel: target.channelId, thread_ts: target.threadTs, ...message, unfurl_links: false });
         return posted.ts;
       },
+      // Charts, tables and files from make_chart and attach_file, into the thread the run answers.
+      output: createSlackThreadOutput({ api: client, channel: target.channelId, threadTs: target.threadTs }),
     };
   };
 }

@@ -16,6 +16,8 @@ export interface AnswerDisplay {
   finish(answer: string, note?: string): void;
   /** The run failed or was cancelled: this sentence is what the thread got instead of an answer. */
   fail(sentence: string): void;
+  /** make_chart or attach_file wrote a file (a chart PNG, a CSV): where it is. */
+  wroteFile?(path: string): void;
 }
 
 /** Shows nothing: `--json`, and the evals, read the run's result instead. */

@@ -19,6 +19,8 @@ import { finishRun, listRunSteps, type RunOutcome, type RunRow } from '../store/
 import { createFreshThread, listThreadMessages, saveThreadMessage } from '../store/transcript-store';
 import { startUnleasedRun } from '../store/unleased-runs';
 import { silentDisplay, type AnswerDisplay } from './answer-display';
+import { createFolderThreadOutput } from './folder-thread-output';
+import type { ThreadOutput } from '../tools';
 import type { LocalFile } from './local-file';
 import { messageOf } from '../core/errors';
 
@@ -84,6 +86,8 @@ export interface LocalEdgeOptions {
   bot: BotIdentity;
   /** This process, as the owner of its runs: `local:` and something unique. */
   owner: string;
+  /** Where make_chart and attach_file write their files (the display prints each path); none: nothing is posted. */
+  outputDir?: string;
   now?: () => number;
 }
 
@@ -173,6 +177,7 @@ export function createLocalEdge(options: LocalEdgeOptions) {
       async post(note) {
         await post(note.text);
       },
+      ...(options.outputDir ? { output: showingWrittenFiles(createFolderThreadOutput(options.outputDir), run.display) } : {}),
     };
     return channel;
   };
@@ -267,6 +272,19 @@ export function createLocalEdge(options: LocalEdgeOptions) {
   }
 
   return { threads, answers, startConversation };
+}
+
+/** The folder's output, telling the display each file it wrote so the person sees where it is. */
+function showingWrittenFiles(output: ThreadOutput, display: AnswerDisplay): ThreadOutput {
+  const shown = async (posted: Promise<{ fileId?: string; location?: string }>) => {
+    const result = await posted;
+    if (result.location) display.wroteFile?.(result.location);
+    return result;
+  };
+  return {
+    postImage: (image) => shown(output.postImage(image)),
+    attachFile: (file) => shown(output.attachFile(file)),
+  };
 }
 
 /** A stored step as the loop reported it (the database's nulls back to absent fields). */

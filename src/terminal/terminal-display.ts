@@ -136,6 +136,12 @@ export function createTerminalDisplay(streams: TerminalStreams, options: Termina
       }
       if (note) printNote(note);
     },
+    wroteFile(path) {
+      // On stderr with the status lines: stdout stays the answer (and `--json`'s one document).
+      hideStatus();
+      stderr.write(`${dim('err', 'wrote')} ${path}\n`);
+      if (status && liveStatus) drawStatus();
+    },
     fail(sentence) {
       clearStatus();
       blocks.discard();

@@ -33,7 +33,7 @@ export function createAttachFileTool(resolve: ResolveTableToolDeps): Tool<z.infe
         const cut = result.truncated
           ? ` It holds the ${formatCount(result.rows.length)} rows kept of ${result.totalRowsExact ? '' : 'more than '}${formatCount(result.totalRows)}; narrow the query to attach everything.`
           : '';
-        return `Attached ${result.name} (${formatCount(result.rows.length)} rows, ${formatBytes(bytes.byteLength)}) to the thread${posted.location ? ` (${posted.location})` : ''}.${cut}`;
+        return `Attached ${result.name} (${formatCount(result.rows.length)} rows, ${formatBytes(bytes.byteLength)}) to the thread${placeOf(posted)}.${cut}`;
       }
       if (!deps.files) {
         throw new ThreadwiseError('unknown_result', `${JSON.stringify(id)} is not a query result of this thread; attach_file takes the id query_table returned (like "F2.q1").`, { context: { id } });
@@ -41,7 +41,13 @@ export function createAttachFileTool(resolve: ResolveTableToolDeps): Tool<z.infe
       const file = await deps.files.read(id, context.signal);
       const posted = await deps.output.attachFile({ name: file.name, bytes: file.bytes, mimeType: file.mimeType, title: file.name });
       context.recordActivity(`attached ${id}`);
-      return `Attached ${file.name} (${formatBytes(file.bytes.byteLength)}) to the thread${posted.location ? ` (${posted.location})` : ''}.`;
+      return `Attached ${file.name} (${formatBytes(file.bytes.byteLength)}) to the thread${placeOf(posted)}.`;
     },
   };
+}
+
+/** Where the file went, for the model and the run's record: the written path, or Slack's file id. */
+function placeOf(posted: { fileId?: string; location?: string }): string {
+  if (posted.location) return ` (${posted.location})`;
+  return posted.fileId ? ` (Slack file ${posted.fileId})` : '';
 }

@@ -10,6 +10,7 @@ import { progressName } from './progress-name';
 import { describePageCount, segmentAt } from './text-range';
 import type { ExtractedDocument } from '../core/thread-file';
 import type { Tool } from './tool';
+import { describeIfTable } from './table-summary';
 
 export interface ExtractFileOptions {
   /** Texts up to this many characters come back whole. Default 2,000. */
@@ -57,6 +58,8 @@ export function createExtractFileTool(options: ExtractFileOptions = {}): Tool<z.
           : `${source.id} ${quoteName(source.name)} is now also ${file.id}, its extracted text: ${size}.`,
       ];
       if (document.notes.length) lines.push(`Notes: ${document.notes.join('; ')}`);
+      const table = await describeIfTable(source, context);
+      if (table) lines.push(table);
       const outline = renderOutline(document, outlineEntries);
       if (text.length <= inlineChars) {
         lines.push(frameFileData({ file, content: text }));

@@ -6,10 +6,20 @@ import { extractFileTool } from './extract-file';
 import { searchFileTool } from './search-file';
 import { askFileTool } from './ask-file/ask-file';
 import { loadSkillTool } from './load-skill';
+import { createTableTools } from './table-tools';
+import { tableToolDepsFromContext } from './table-tools-context';
 
 /** threadwise's own tools (names fixed by DESIGN.md § Contract). */
 export function builtInTools(): Tool[] {
   return [loadFileTool, peekFileTool, extractFileTool, searchFileTool, askFileTool, loadSkillTool];
+}
+
+/**
+ * query_table, make_chart and attach_file (DESIGN.md § Contract), registered beside the built-in tools where the
+ * run has tables and a thread to post into: each call takes them from its ToolContext (`tables`, `output`).
+ */
+export function tableTools(): Tool[] {
+  return createTableTools(tableToolDepsFromContext);
 }
 
 /** The built-in tools as a registry (channels with MCP servers add theirs: channel-tools.ts). */
@@ -18,5 +28,6 @@ export function createDefaultTools(): ToolRegistry {
 }
 
 export { createToolRegistry, type ToolRegistry };
-export type { SkillReader, SubAgentRunner, Tool, ToolContext } from './tool';
+export type { SkillReader, SubAgentRunner, ThreadTables, Tool, ToolContext } from './tool';
+export type { PostedFile, ThreadOutput } from './thread-output';
 export { createKnowledgeTools, type KnowledgeRequest, type KnowledgeToolDeps } from './knowledge-tools';

@@ -8,6 +8,7 @@ import { frameFileData, quoteName } from './frame-file-data';
 import { progressName } from './progress-name';
 import { describeTextRange } from './text-range';
 import type { Tool } from './tool';
+import { describeIfTable } from './table-summary';
 
 /** Most characters per peek (about 5,000 tokens): big enough to read a section, small enough to page. */
 export const MAX_PEEK_CHARS = 20_000;
@@ -54,8 +55,11 @@ export function createPeekFileTool(options: { maxChars?: number } = {}): Tool<z.
       const where = describeTextRange(document, start, end);
       const next = end < total ? `next: ${call(end, Math.min(total, end + (end - start)))}` : 'this is the end of the file';
       context.recordActivity(where ? `${file.id} ${where}` : `${file.id} chars ${formatCount(start)}–${formatCount(end)}`);
+      // The head of a table: say what query_table can ask of it (once, not on every page).
+      const table = start === 0 ? await describeIfTable(file, context) : undefined;
       return [
         `${file.id} ${quoteName(file.name)}: characters ${formatCount(start)}–${formatCount(end)} of ${formatCount(total)}${where ? ` (${where})` : ''}${shortened}; ${next}.`,
+        ...(table ? [table] : []),
         frameFileData({ file, content: document.text.slice(start, end), attributes: { chars: `${start}-${end}` } }),
       ].join('\n');
     },

@@ -2,22 +2,13 @@
  * What query_table, make_chart and attach_file need beyond ToolContext, kept out of tool.ts so the tools can be
  * wired in without changing it: the lead builds these per thread and passes them to createTableTools.
  */
+import { ThreadwiseError } from '../core/errors';
 import type { ResultStore } from '../tables/result-store';
 import type { ToolContext } from './tool';
 import type { TableAccess } from '../tables/table-access';
+import type { ThreadOutput } from './thread-output';
 
-/** Posting into the thread the run answers (src/slack/upload-file.ts for Slack; a folder for the terminal chat). */
-export interface ThreadOutput {
-  /** Posts an image (a chart) into the thread; returns the posted file's id where the surface has one. */
-  postImage(image: { name: string; png: Uint8Array; altText: string; title?: string }): Promise<{ fileId?: string; location?: string }>;
-  /** Uploads a file into the thread. */
-  attachFile(file: { name: string; bytes: Uint8Array; mimeType: string; title?: string }): Promise<{ fileId?: string; location?: string }>;
-  /**
-   * Posts Block Kit blocks into the thread (Slack's chart block). Optional: without it every chart is a PNG, which
-   * is also what the terminal chat and surfaces without the block get.
-   */
-  postBlocks?(message: { blocks: unknown[]; text: string }): Promise<void>;
-}
+export type { ThreadOutput } from './thread-output';
 
 /** A thread file that is not a query result, as bytes to attach (extracted text, a generated file). */
 export interface AttachableFileReader {
@@ -35,3 +26,24 @@ export interface TableToolDeps {
 
 /** The deps for one call, from the run's context (one registration of the tools serves every thread). */
 export type ResolveTableToolDeps = (context: ToolContext) => TableToolDeps;
+
+/**
+ * The deps from the run's ToolContext (tables, results and output filled in by the run from its files and its
+ * answer channel); where the run has none (a surface without tables), a sentence the model can act on.
+ */
+export function tableToolDepsFromContext(context: ToolContext): TableToolDeps {
+  if (!context.tables) throw new ThreadwiseError('tables_unavailable', 'Tables cannot be queried here: this deployment has no table engine. Read the file with peek_file or search_file instead.');
+  if (!context.output) throw new ThreadwiseError('output_unavailable', 'Nothing can be posted into the thread from here; give the numbers in your answer instead.');
+  const files = context.files;
+  return {
+    tables: context.tables.access,
+    results: context.tables.results,
+    output: context.output,
+    files: {
+      async read(fileId, signal) {
+        const { file, bytes } = await files.readBytes(fileId, signal);
+        return { name: file.name, bytes, mimeType: file.mimeType || 'application/octet-stream' };
+      },
+    },
+  };
+}

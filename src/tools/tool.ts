@@ -1,6 +1,9 @@
 import type { z } from 'zod';
 import type { ApprovalPrompt } from '../core/approval';
 import type { ThreadFileAccess } from '../files/thread-file-access';
+import type { ResultStore } from '../tables/result-store';
+import type { TableAccess } from '../tables/table-access';
+import type { ThreadOutput } from './thread-output';
 
 /** Reads skills for load_skill. */
 export interface SkillReader {
@@ -21,6 +24,16 @@ export interface ToolContext {
   recordActivity(entry: string): void;
   /** For tools that run a sub-agent (ask_file). */
   subAgent?: SubAgentRunner;
+  /** SQL over the thread's tabular files and the results kept as its files (query_table, make_chart, attach_file). */
+  tables?: ThreadTables;
+  /** Where charts, tables and attached files go: the Slack thread, or the terminal's folder. */
+  output?: ThreadOutput;
+}
+
+/** A thread's tables for one run: the engine's view by file id, and the query results (virtual files "F1.q1"). */
+export interface ThreadTables {
+  access: TableAccess;
+  results: ResultStore;
 }
 
 export interface SubAgentRunner {

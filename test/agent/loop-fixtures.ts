@@ -47,6 +47,9 @@ const noFiles: ThreadFileAccess = {
   extract: async (id) => {
     throw new Error(`no file ${id} in this test thread`);
   },
+  readBytes: async (id) => {
+    throw new Error(`no file ${id} in this test thread`);
+  },
   readImage: async (id) => {
     throw new Error(`no file ${id} in this test thread`);
   },

@@ -20,7 +20,7 @@ async function body(name: string): Promise<string> {
 describe('the shipped skills', () => {
   it('all validate, without a single warning', () => {
     expect(warnings).toEqual([]);
-    expect(library.list().map((skill) => skill.name)).toEqual(['jira', 'large_files', 'notion', 'slack']);
+    expect(library.list().map((skill) => skill.name)).toEqual(['data', 'jira', 'large_files', 'notion', 'slack']);
   });
 
   it('each describe themselves for the prompt and say when to use them', () => {
@@ -30,7 +30,7 @@ describe('the shipped skills', () => {
     }
   });
 
-  it.each(['jira', 'large_files', 'notion', 'slack'])('%s is a real playbook of 60–200 lines', async (name) => {
+  it.each(['data', 'jira', 'large_files', 'notion', 'slack'])('%s is a real playbook of 60–200 lines', async (name) => {
     const lines = (await body(name)).split('\n').length;
     expect(lines).toBeGreaterThanOrEqual(60);
     expect(lines).toBeLessThanOrEqual(200);
@@ -48,6 +48,11 @@ describe('the shipped skills', () => {
     for (const tool of ['load_file', 'peek_file', 'extract_file', 'search_file', 'ask_file']) expect(text).toContain(tool);
     expect(text).toContain('report.pdf, p. 37');
     expect((await library.read('large_files')).files).toContain('large_files/comparing-documents.md');
+  });
+
+  it('data walks through query_table, make_chart and attach_file', async () => {
+    const text = await body('data');
+    for (const tool of ['query_table', 'make_chart', 'attach_file', '{"mark": "table"}']) expect(text).toContain(tool);
   });
 
   it('jira ships bug, incident and task templates and explains wiki markup versus ADF', async () => {

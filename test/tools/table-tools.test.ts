@@ -61,6 +61,7 @@ const context = (): ToolContext => ({
     },
     readText: () => Promise.reject(new Error('unused')),
     extract: () => Promise.reject(new Error('unused')),
+    readBytes: () => Promise.reject(new Error('unused')),
     readImage: () => Promise.reject(new Error('unused')),
     search: () => Promise.reject(new Error('unused')),
   },
@@ -109,7 +110,7 @@ describe('the table tools', () => {
       id: 'F1.q1',
       spec: { mark: 'point', title: 'Units by region', encoding: { x: { field: 'region', type: 'nominal' }, y: { field: 'units', type: 'quantitative' } } },
     });
-    expect(text).toMatch(/^Posted the chart "Units by region" into the thread as sales\.q1\.chart\.png, \d+×\d+ px\.$/);
+    expect(text).toMatch(/^Posted the chart "Units by region" into the thread as sales\.q1\.chart\.png, \d+×\d+ px \(Slack file F\w+\)\.$/);
     const message = slack.botMessages('C42', threadTs).find((m) => m.files?.some((f) => f.name === 'sales.q1.chart.png'));
     expect(message, 'a bot message with the chart in the thread').toBeDefined();
     const png = slack.fileContent(message!.files![0]!.id)!;
@@ -128,6 +129,26 @@ describe('the table tools', () => {
     expect(posted.blocks).toMatchObject([{ type: 'data_visualization', title: 'Units', chart: { type: 'bar' } }]);
   });
 
+  it('make_chart with {mark: "table"} posts the result as Slack\'s table block, or returns the aligned table where blocks cannot be posted', async () => {
+    const text = await run('make_chart', { id: 'F1.q1', spec: { mark: 'table' } });
+    expect(text).toBe('Posted F1.q1 into the thread as a table (5 rows); do not repeat its rows in your answer.');
+    const posted = slack.botMessages('C42', threadTs).at(-1)!;
+    const table = (posted.blocks as Array<{ type: string; rows: Array<Array<{ text: string }>> }>)[0]!;
+    expect(table.type).toBe('table');
+    expect(table.rows[0]!.map((cell) => cell.text)).toEqual(['region', 'units']);
+    expect(table.rows).toHaveLength(6);
+
+    // A surface without blocks (the terminal): the aligned table comes back for the answer.
+    const plain = createTableTools({
+      tables,
+      results,
+      output: { postImage: async () => ({}), attachFile: async () => ({}) },
+    }).find((tool) => tool.name === 'make_chart')!;
+    const fallback = await plain.execute(plain.parameters.parse({ id: 'F1.q1', spec: { mark: 'table' } }), context());
+    expect(fallback.split('\n')[0]).toBe('Tables cannot be posted here: put this aligned table in your answer as it is, fences included.');
+    expect(fallback).toMatch(/```\nregion\s+units\n-+\s+-+\n/);
+  });
+
   it('make_chart answers a bad spec and an unknown id with a sentence', async () => {
     await expect(run('make_chart', { id: 'F1.q1', spec: { mark: 'bar', encoding: { x: { field: 'regoin' } } } })).rejects.toThrow(
       'The encoding names "regoin", not a field of the result.',
@@ -139,7 +160,7 @@ describe('the table tools', () => {
 
   it('attach_file uploads a result as CSV into the thread', async () => {
     const text = await run('attach_file', { id: 'F1.q1' });
-    expect(text).toMatch(/^Attached sales\.q1\.csv \(5 rows, [\d.]+ [kK]?B\) to the thread\.$/);
+    expect(text).toMatch(/^Attached sales\.q1\.csv \(5 rows, [\d.]+ [kK]?B\) to the thread \(Slack file F\w+\)\.$/);
     const message = slack.botMessages('C42', threadTs).find((m) => m.files?.some((f) => f.name === 'sales.q1.csv'));
     const csv = slack.fileContent(message!.files![0]!.id)!.toString();
     const lines = csv.trim().split('\r\n');

@@ -14,6 +14,9 @@ import { describeRunNow } from '../run-now';
 type Step = RunDetail['steps'][number];
 type Approval = RunDetail['approvals'][number];
 
+/** Tools that post into the thread: a chart or table (make_chart), a file (attach_file). */
+const POSTING_TOOLS: Record<string, string> = { make_chart: 'chart', attach_file: 'file' };
+
 /** Tools whose `id` argument names a file of the thread. */
 const FILE_TOOLS = new Set(['load_file', 'peek_file', 'extract_file', 'search_file', 'ask_file']);
 
@@ -27,6 +30,7 @@ export function runBody(detail: RunDetail): Fragment {
     { ...run, pendingApprovals: detail.approvals.filter((a) => a.status === 'pending') },
     detail.now,
   );
+  const posted = detail.steps.filter((s) => s.kind === 'tool' && POSTING_TOOLS[s.name] && !s.error);
   const fileLabel = (id: string) => (fileNames.get(id) ? html`<span title="${id}">${fileNames.get(id)}</span>` : html`${id}`);
   return html`<p><a href="${slackThreadUrl(run.teamId ?? thread.teamId, channelId, thread.threadTs)}">Open the thread in Slack</a> · <a href="/runs?channel=${encodeURIComponent(channelId)}">Other runs in ${channelText(names, channelId)}</a></p>
 <dl class="facts">
@@ -44,6 +48,7 @@ ${now ? html`<dt>Now</dt><dd id="run-now">${now}</dd>` : ''}
 <dt>Attempts</dt><dd>${run.attempts}</dd>
 <dt>Skills loaded</dt><dd>${run.skillsLoaded.length ? run.skillsLoaded.join(', ') : 'none'}</dd>
 <dt>Files read</dt><dd>${filesRead.length ? filesRead.map((id, i) => html`${i ? ', ' : ''}${fileLabel(id)}`) : 'none'}${run.activity ? html` <small>(${run.activity})</small>` : ''}</dd>
+<dt>Posted</dt><dd>${posted.length ? html`<ul class="posted">${posted.map((s) => html`<li>${POSTING_TOOLS[s.name]} of ${fileLabel(fileIdOf(s))}${s.resultPreview ? html` — <small>${firstLine(s.resultPreview)}</small>` : ''}</li>`)}</ul>` : 'nothing'}</dd>
 <dt>Images shown</dt><dd>${run.imagesShown.length ? run.imagesShown.join(', ') : 'none'}</dd>
 <dt>Feedback</dt><dd>${detail.feedback.length ? detail.feedback.map((f, i) => html`${i ? ', ' : ''}${personLabel(names, f.userId)}: ${f.value}`) : 'none'}</dd>
 </dl>
@@ -136,6 +141,10 @@ function approvalTiming(step: Step, context: TimelineContext): string {
 /** The file a file tool's `id` argument names. */
 function fileIdOf(step: Step): string {
   return String((step.arguments as { id?: unknown } | null)?.id ?? '');
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!.slice(0, 300);
 }
 
 const isToolKind = (step: Step) => step.kind === 'tool' || step.kind === 'subagent_tool';
