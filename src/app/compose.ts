@@ -45,6 +45,8 @@ export interface ComposeOptions {
   /** Where the thread's file bytes come from: Slack's downloads, or the local disk. */
   fileSource: (db: Database) => OpenFileSource;
   now?: () => number;
+  /** Told each model call's outcome (the model's state in /healthz; check-model.ts). */
+  modelHealth?: { record(error?: unknown): void };
 }
 
 /** What only the edge knows: who answers, where the thread is read and the answer goes, how approval is asked. */
@@ -80,7 +82,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   // Servers that are down now are retried in the background (named in /healthz); their tools appear when they answer.
   const mcp = options.mcpServers.servers.length > 0 ? await createMcpHub(options.mcpServers, { logger: logger.child({ component: 'mcp' }) }) : undefined;
   if (mcp) closers.add('mcp', () => mcp.close());
-  const models = createChannelModels(config.model, logger, { retry: options.retry });
+  const models = createChannelModels(config.model, logger, { retry: options.retry, onOutcome: options.modelHealth?.record });
   const model = models.workspace;
   const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
   closers.add('document extractor', () => extractor.close());

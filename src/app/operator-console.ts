@@ -14,6 +14,7 @@ export interface ConsoleParts {
   extractor: Pick<DocumentExtractor, 'stats'>;
   intake: { pending(): number };
   worker: { active(): number };
+  model?: { report(): NonNullable<HealthSnapshot['model']> };
   now?: () => number;
 }
 
@@ -34,6 +35,7 @@ export async function startOperatorConsole(config: Config, parts: ConsoleParts):
       extraction: parts.extractor.stats(),
       intakeWaiting: parts.intake.pending(),
       activeRuns: parts.worker.active(),
+      ...(parts.model ? { model: parts.model.report() } : {}),
     };
   };
   const running = await startConsole(
