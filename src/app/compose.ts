@@ -29,7 +29,6 @@ import { createChannelTools } from './channel-tools';
 import { openConfiguredDatabase, type DatabaseChoice } from './database/open-configured-database';
 import { createFileSearch } from './file-search';
 import { StartupError } from './startup-error';
-import { createTracing } from './tracing/otel-run-observer';
 
 export interface ComposeOptions {
   closers: Closers;
@@ -99,7 +98,10 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   });
   const toolsFor = createChannelTools(builtInTools(), mcp);
   // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
-  const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
+  // Loaded only when tracing is on: OpenTelemetry's SDK is ~250 modules, a tenth of what a start loads.
+  const tracing = config.tracing.endpoint
+    ? (await import('./tracing/otel-run-observer')).createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent })
+    : undefined;
   if (tracing) closers.add('tracing', () => tracing.shutdown());
   const observer: RunObserver | undefined = tracing?.observer;
   const now = options.now ?? Date.now;
