@@ -12,4 +12,5 @@ export const suiteLoaders: Record<string, () => Promise<BenchSuite>> = {
   load: () => import('./load').then((m) => m.loadSuite),
   tables: () => import('./tables').then((m) => m.tablesSuite),
   knowledge: () => import('./knowledge').then((m) => m.knowledgeSuite),
+  start: () => import('./start').then((m) => m.startSuite),
 };

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { createChatModel } from '../src/app/create-chat-model';
 import { openLocalThreadwise } from '../src/app/local';
 import { StartupError } from '../src/app/startup-error';
-import { loadLocalConfig } from '../src/config';
+import { loadEnvFile, loadLocalConfig } from '../src/config';
 import { createLogger } from '../src/logging/logger';
 import { CaseFileError, corpusFilesOf, loadCases } from './runner/case-file';
 import { removeGeneratedFiles } from './fixtures/catalogue';
@@ -94,6 +94,9 @@ if (args.baseline) {
   }
 }
 
+// .env in the project folder, as for `npm start`; the environment wins over it.
+const envFile = loadEnvFile();
+if (!envFile.ok) fail(2, envFile.problem);
 let scripted: ScriptedModel | undefined;
 let env = process.env;
 if (args.scripted) {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { loadMcpServers } from './app/compose';
 import { openLocalThreadwise } from './app/local';
 import { StartupError } from './app/startup-error';
-import { loadLocalConfig } from './config';
+import { loadEnvFile, loadLocalConfig } from './config';
 import { createLogger, type Logger } from './logging/logger';
 import { answerOnce, converse, type ChatInterrupts } from './terminal/chat';
 import { CHAT_USAGE, ChatUsageError, parseChatArgs } from './terminal/chat-args';
@@ -49,6 +49,9 @@ if (args.help) {
   process.exit(0);
 }
 
+// .env in the project folder (npm's working directory), as for `npm start`; the environment wins over it.
+const envFile = loadEnvFile();
+if (!envFile.ok) quit(1, envFile.problem);
 const loaded = loadLocalConfig(process.env);
 if (!loaded.ok) {
   for (const problem of loaded.problems) stderr.write(`threadwise: ${problem}\n`);

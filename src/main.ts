@@ -2,11 +2,17 @@
  * `npm start`: validate the environment, start threadwise, stop gracefully on SIGTERM/SIGINT.
  * Every start-up problem is one line on stderr naming what to fix, and a non-zero exit — never a stack trace.
  */
-import { loadConfig, redactUrlCredentials } from './config';
+import { loadConfig, loadEnvFile, redactUrlCredentials } from './config';
 import { startThreadwise, StartupError } from './app/index';
 import { lowerHelperThreadsPriority } from './runtime/thread-priority.mjs';
 import { messageOf } from './core/errors';
 
+// .env in the working directory (npm runs scripts in the project folder); what the environment already sets wins.
+const envFile = loadEnvFile();
+if (!envFile.ok) {
+  process.stderr.write(`threadwise: ${envFile.problem}\n`);
+  process.exit(1);
+}
 const loaded = loadConfig(process.env);
 if (!loaded.ok) {
   for (const problem of loaded.problems) process.stderr.write(`threadwise: ${problem}\n`);
@@ -20,7 +26,12 @@ try {
   const running = await startThreadwise(loaded.config, {
     // Test-only (test/reliability/acknowledged-questions.test.ts): die right after a 200, before the run row exists.
     killAfterAckForTests: process.env.THREADWISE_TEST_KILL_AFTER_ACK === '1',
+    // One human line per stage while it starts: what it is doing, and what it found that does not stop it.
+    say: (sentence, level) => process.stderr.write(`threadwise: ${level === 'warn' ? 'warning: ' : ''}${sentence}\n`),
   });
+  const where = loaded.config.slack.mode === 'http' ? `Slack events at http://localhost:${running.port}/slack/events, ` : 'Socket Mode, ';
+  const consoleLine = running.consoleUrl ? `, the console at ${running.consoleUrl}` : '';
+  process.stderr.write(`threadwise is running: ${where}health at http://localhost:${running.port}/healthz${consoleLine} (started in ${process.uptime().toFixed(1)} s)\n`);
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) {

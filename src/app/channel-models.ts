@@ -7,7 +7,7 @@ import type { Logger } from '../logging/logger';
 import { createChatModel, type ConfiguredChatModel } from './create-chat-model';
 import type { RetryingOptions } from '../agent/retrying-chat-model';
 
-export function createChannelModels(config: LocalConfig['model'], logger: Logger, options: { retry?: RetryingOptions } = {}) {
+export function createChannelModels(config: LocalConfig['model'], logger: Logger, options: { retry?: RetryingOptions; onOutcome?: (error?: unknown) => void } = {}) {
   const workspace = createChatModel(config, logger, options);
   const chosen = new Map<string, ConfiguredChatModel>();
   return {

@@ -52,9 +52,23 @@ function describe(error: unknown, variable: string, apiUrl: string, fix: string)
   if (status) {
     return new StartupError(`Slack at ${apiUrl} answered HTTP ${status}, not the Web API: check SLACK_API_URL (e.g. https://slack.com/api/) and any proxy in between.`);
   }
+  const reason = networkCode(error);
+  if (reason === 'bad port') {
+    // fetch's own refusal, before any connection: ports it keeps for other protocols (1, 22, 25, 6000…).
+    return new StartupError(`could not reach Slack at ${apiUrl}: Node refuses to connect to port ${portOf(apiUrl)}, which is reserved for another protocol; use another port in SLACK_API_URL.`);
+  }
   return new StartupError(
-    `could not reach Slack at ${apiUrl} (${networkCode(error)}): check SLACK_API_URL and that this machine can reach it (DNS, proxy, firewall); Slack did not refuse anything.`,
+    `could not reach Slack at ${apiUrl} (${reason}): check SLACK_API_URL and that this machine can reach it (DNS, proxy, firewall); Slack did not refuse anything.`,
   );
+}
+
+function portOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.port || (parsed.protocol === 'https:' ? '443' : '80');
+  } catch {
+    return 'given';
+  }
 }
 
 /** The innermost cause's code (ECONNREFUSED, ENOTFOUND…), or its message ("bad port"). */

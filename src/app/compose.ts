@@ -33,7 +33,6 @@ import { openConfiguredDatabase, type DatabaseChoice } from './database/open-con
 import { createFileSearch } from './file-search';
 import { openSignIn } from './sign-in';
 import { StartupError } from './startup-error';
-import { createTracing } from './tracing/otel-run-observer';
 
 export interface ComposeOptions {
   closers: Closers;
@@ -49,6 +48,8 @@ export interface ComposeOptions {
   /** Where the thread's file bytes come from: Slack's downloads, or the local disk. */
   fileSource: (db: Database) => OpenFileSource;
   now?: () => number;
+  /** Told each model call's outcome (the model's state in /healthz; check-model.ts). */
+  modelHealth?: { record(error?: unknown): void };
 }
 
 /** What only the edge knows: who answers, where the thread is read and the answer goes, how approval is asked. */
@@ -94,7 +95,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   // Servers with "auth": "oauth" are used with each person's own account (app/sign-in.ts); closed before the hub.
   const signIn = await openSignIn(config.signIn, options.mcpServers, db, logger);
   if (signIn) closers.add('per-person MCP servers', () => signIn.personal.close());
-  const models = createChannelModels(config.model, logger, { retry: options.retry });
+  const models = createChannelModels(config.model, logger, { retry: options.retry, onOutcome: options.modelHealth?.record });
   const model = models.workspace;
   const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
   closers.add('document extractor', () => extractor.close());
@@ -116,7 +117,10 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   const ownTools = () => [...builtInTools(), ...tableTools()];
   const toolsFor = createChannelTools(ownTools(), mcp, { personal: signIn?.personal });
   // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
-  const tracing = config.tracing.endpoint ? createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent }) : undefined;
+  // Loaded only when tracing is on: OpenTelemetry's SDK is ~250 modules, a tenth of what a start loads.
+  const tracing = config.tracing.endpoint
+    ? (await import('./tracing/otel-run-observer')).createTracing({ endpoint: config.tracing.endpoint, captureContent: config.tracing.captureContent })
+    : undefined;
   if (tracing) closers.add('tracing', () => tracing.shutdown());
   const observer: RunObserver | undefined = tracing?.observer;
   const now = options.now ?? Date.now;

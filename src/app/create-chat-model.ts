@@ -19,9 +19,9 @@ export interface ConfiguredChatModel extends ChatModel {
  * on (for the life of the process). Likewise images: once the endpoint rejects image input, images are replaced by
  * a sentence. Every call is retried with backoff (see retrying-chat-model.ts), for the agent loop and sub-agents alike.
  */
-export function createChatModel(config: Config['model'], logger: Logger, options: { retry?: RetryingOptions } = {}): ConfiguredChatModel {
+export function createChatModel(config: Config['model'], logger: Logger, options: { retry?: RetryingOptions; onOutcome?: (error?: unknown) => void } = {}): ConfiguredChatModel {
   const base = createRetryingChatModel(
-    createOpenAIChatModel({ apiKey: config.apiKey, baseUrl: config.baseUrl, model: config.name, timeoutMs: config.timeoutMs }),
+    createOpenAIChatModel({ apiKey: config.apiKey, baseUrl: config.baseUrl, model: config.name, timeoutMs: config.timeoutMs, onOutcome: options.onOutcome }),
     options.retry,
   );
   const react = createReActChatModel(base);

@@ -21,6 +21,8 @@ import { createHealthCheck } from './bot/health';
 import { startHousekeeping } from './bot/housekeeping';
 import { openSlackApp, startSlackApp } from './bot/slack-app';
 import { checkSlackTokens } from './check-slack';
+import { checkModelAtStart } from './check-model';
+import { checkPortFree } from './check-port';
 import { composeThreadwise, loadMcpServers } from './compose';
 import { checkOauthConfig } from '../config/oauth-config';
 import { callbackPages } from './sign-in';
@@ -55,6 +57,8 @@ export interface StartOptions {
   firstHousekeepingMs?: number;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
+  /** Start-up lines, one per stage, for the person starting it (main.ts: stderr); default the log. */
+  say?: (sentence: string, level?: 'warn') => void;
 }
 
 export interface RunningThreadwise {
@@ -93,25 +97,37 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const now = () => clock.now();
   // Every piece of data-path work registers here while in flight: idle() waits for none to be left.
   const activity = createActivity();
-  // Slack first: it is one quick call, and a wrong token or URL should not wait for the database to be reached.
-  await checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
+  const say = options.say ?? ((sentence: string, level?: 'warn') => (level === 'warn' ? logger.warn(sentence) : logger.debug(sentence)));
+  // The quick checks first (ports, Slack, the model): a port in use, a wrong token or URL should not wait for the
+  // database to be created or reached.
+  await checkPortFree(config.slack.port, 'PORT');
+  if (config.console) await checkPortFree(config.console.port, 'CONSOLE_PORT', config.console.host);
+  say(`connecting to Slack at ${config.slack.apiUrl}…`);
+  const slackChecked = checkSlackTokens({ apiUrl: config.slack.apiUrl, botToken: config.slack.botToken, appToken: config.slack.appToken });
+  // At the same time: both are one quick call. When both fail, Slack's failure is the one reported.
+  const modelChecked = checkModelAtStart({ baseUrl: config.model.baseUrl, apiKey: config.model.apiKey, model: config.model.name }, { say, now });
+  modelChecked.then((health) => slackChecked.catch(() => health.close()), () => {});
+  await slackChecked;
+  const modelHealth = await modelChecked;
   const closers = createClosers((name, error) => logger.warn(`could not close the ${name}`, { error }));
   /** Set by stop(): how long answers in progress may still take. */
   const shutdown = { graceMs: 0, deadline: 0 };
 
+  closers.add('model check', () => modelHealth.close());
   return closers.closeOnFailure(async () => {
     const slackFiles = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl };
     const parts = await composeThreadwise(config, {
       closers,
       logger,
       mcpServers,
-      database: options.database ?? { where: 'configured', waitMs: config.storage.databaseWaitMs },
+      database: options.database ?? { where: 'configured', waitMs: config.storage.databaseWaitMs, say },
+      modelHealth,
       watchSkills: true,
       fileSource: (db) => (objects) => createSlackFileSource({ db, slack: slackFiles, objects }),
       now,
     });
     const { database } = parts;
-    const health = createHealthCheck(database, parts.mcp, logger);
+    const health = createHealthCheck(database, parts.mcp, logger, modelHealth);
     const replicaId = options.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
     // Deliveries are journaled from the first event on; what settles them exists once the intake does (below).
     let recorded: RecordedDeliveries | undefined;
@@ -142,7 +158,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
     // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
     countTokens('threadwise', parts.model.name);
-    const operatorConsole = await startOperatorConsole(config, { database, logger, mcp: parts.mcp, extractor: parts.extractor, intake, worker, now }).catch((error) => {
+    const operatorConsole = await startOperatorConsole(config, { database, logger, mcp: parts.mcp, extractor: parts.extractor, intake, worker, now, model: modelHealth }).catch((error) => {
       throw new StartupError(messageOf(error));
     });
     if (operatorConsole) closers.add('operator console', () => operatorConsole.close());

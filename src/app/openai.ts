@@ -20,6 +20,8 @@ export interface OpenAIChatModelOptions {
   /** SDK-level retries; 0 unless something else wraps this model without its own retries. */
   maxRetries?: number;
   fetch?: typeof fetch;
+  /** Each call's outcome: nothing for success, the ModelError otherwise (the model's state in /healthz). */
+  onOutcome?: (error?: unknown) => void;
 }
 
 export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatModel {
@@ -34,9 +36,13 @@ export function createOpenAIChatModel(options: OpenAIChatModelOptions): ChatMode
     name: options.model,
     async complete(request) {
       try {
-        return request.onTextDelta ? await streamCompletion(client, options.model, request) : await createCompletion(client, options.model, request);
+        const response = request.onTextDelta ? await streamCompletion(client, options.model, request) : await createCompletion(client, options.model, request);
+        options.onOutcome?.();
+        return response;
       } catch (error) {
-        throw toModelError(error, options.model);
+        const mapped = toModelError(error, options.model, client.baseURL);
+        options.onOutcome?.(mapped);
+        throw mapped;
       }
     },
   };
@@ -150,15 +156,35 @@ function finishReasonOf(reason: string | null | undefined): ChatResponse['finish
   return reason === 'stop' || reason === 'tool_calls' || reason === 'length' || reason === 'content_filter' ? reason : 'other';
 }
 
-/** SDK errors → what the caller can do about them. */
-export function toModelError(error: unknown, model: string): unknown {
+/** Codes that mean no connection was made at all: nothing listens, the name does not resolve, no route. */
+const NO_CONNECTION: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/** Why nothing could connect to the endpoint ("connection refused, ECONNREFUSED"), when that is what happened. */
+export function noConnectionReason(error: unknown): string | undefined {
+  const code = causesOf(error)
+    .map((e) => (e as { code?: unknown }).code)
+    .find((c): c is string => typeof c === 'string' && c in NO_CONNECTION);
+  return code ? `${NO_CONNECTION[code]}, ${code}` : undefined;
+}
+
+/** SDK errors → what the caller can do about them. `baseUrl` (OPENAI_BASE_URL) is named when it cannot be reached. */
+export function toModelError(error: unknown, model: string, baseUrl = 'https://api.openai.com/v1'): unknown {
   if (error instanceof ModelError) return error;
   if (error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError')) return error;
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelError('unavailable', `The model (${model}) did not answer in time.`, { cause: error });
   }
   if (error instanceof APIConnectionError) {
-    return new ModelError('unavailable', `The model endpoint could not be reached (${error.message}).`, { cause: error });
+    const reason = noConnectionReason(error);
+    if (reason) return new ModelError('unreachable', `The model endpoint at ${baseUrl} (OPENAI_BASE_URL) could not be reached (${reason}).`, { cause: error });
+    return new ModelError('unavailable', `The model endpoint at ${baseUrl} (OPENAI_BASE_URL) could not be reached (${causesOf(error).map(messageOf).at(-1) ?? error.message}).`, { cause: error });
   }
   if (error instanceof APIError) {
     const status = error.status ?? 0;

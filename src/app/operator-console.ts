@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logging/logger';
 import type { DatabaseHandle } from '../store/database';
 import type { DocumentExtractor } from '../documents';
-import { startConsole, type HealthSnapshot, type RunningConsole } from '../console/create-console';
+import type { HealthSnapshot, RunningConsole } from '../console/create-console';
 import { raceWithSignal } from '../core/abort';
 import { messageOf } from '../core/errors';
 
@@ -14,6 +14,7 @@ export interface ConsoleParts {
   extractor: Pick<DocumentExtractor, 'stats'>;
   intake: { pending(): number };
   worker: { active(): number };
+  model?: { report(): NonNullable<HealthSnapshot['model']> };
   now?: () => number;
 }
 
@@ -34,8 +35,11 @@ export async function startOperatorConsole(config: Config, parts: ConsoleParts):
       extraction: parts.extractor.stats(),
       intakeWaiting: parts.intake.pending(),
       activeRuns: parts.worker.active(),
+      ...(parts.model ? { model: parts.model.report() } : {}),
     };
   };
+  // Loaded only when CONSOLE_PORT is set: a bot without a console does not load its pages and server.
+  const { startConsole } = await import('../console/create-console');
   const running = await startConsole(
     {
       db: parts.database.db,

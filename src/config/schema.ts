@@ -37,13 +37,23 @@ export function redactUrlCredentials(raw: string): string {
   return raw.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1***@');
 }
 
-const url = (name: string, fallback: string | undefined, hint: string, protocols: RegExp = /^https?:$/) =>
+const url = (name: string, fallback: string | undefined, hint: string, protocols: RegExp = /^https?:$/, suggestPath?: string) =>
   z
     .string()
     .optional()
     .transform((value, ctx) => {
       const raw = value?.trim() || fallback;
       if (raw === undefined) return undefined;
+      // "localhost:11434" parses as a URL whose scheme is "localhost": the scheme is what is missing.
+      if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) && protocols.test('http:')) {
+        const guess = `http://${raw.replace(/^\/+/, '')}`;
+        const suggestion = suggestPath ? withPath(guess, suggestPath) : guess;
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must start with http:// or https:// (got "${redactUrlCredentials(raw)}"; did you mean ${redactUrlCredentials(suggestion)}?)`,
+        });
+        return z.NEVER;
+      }
       let parsed: URL;
       try {
         parsed = new URL(raw);
@@ -57,6 +67,16 @@ const url = (name: string, fallback: string | undefined, hint: string, protocols
       }
       return raw;
     });
+
+/** `http://host:port` → `http://host:port/v1` when it has no path of its own. */
+function withPath(raw: string, suggestedPath: string): string {
+  try {
+    const parsed = new URL(raw);
+    return parsed.pathname === '/' && !raw.endsWith('/') ? `${raw}${suggestedPath}` : raw;
+  } catch {
+    return raw;
+  }
+}
 
 /** Tesseract language codes joined by "+", e.g. "eng+chi_sim"; their data ships as @tesseract.js-data/<code>. */
 const ocrLanguages = z
@@ -226,7 +246,7 @@ export const environmentSchema = z
     PORT: int('PORT', 3000, 0, 65535), // 0: any free port
     SLACK_API_URL: url('SLACK_API_URL', 'https://slack.com/api/', 'use e.g. https://slack.com/api/'),
     OPENAI_API_KEY: optionalText,
-    OPENAI_BASE_URL: url('OPENAI_BASE_URL', undefined, 'use the endpoint’s base, e.g. http://localhost:11434/v1'),
+    OPENAI_BASE_URL: url('OPENAI_BASE_URL', undefined, 'use the endpoint’s base, e.g. http://localhost:11434/v1', undefined, '/v1'),
     OPENAI_MODEL: optionalText,
     // The models a channel may choose in its settings; OPENAI_MODEL (the workspace default) is always one of them.
     ALLOWED_MODELS: list,

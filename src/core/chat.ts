@@ -75,7 +75,8 @@ export interface ChatModel {
 /** Why a model call failed, by what the caller can do about it. */
 export type ModelErrorKind =
   | 'rate_limited' // retried already; still limited
-  | 'unavailable' // 5xx, connection refused, timeout
+  | 'unavailable' // 5xx, timeout, a connection that broke off
+  | 'unreachable' // no connection at all: refused, a host name that does not resolve, no route
   | 'context_length' // the request was too long: trim and retry
   | 'tools_unsupported' // the endpoint rejects `tools`: switch to ReAct
   | 'images_unsupported' // the endpoint rejects image input: describe instead
@@ -110,5 +111,5 @@ export class ModelError extends ThreadwiseError<ModelErrorKind> {
 
 /** Whether waiting and trying again can help. */
 export function isRetryableModelError(error: unknown): error is ModelError {
-  return error instanceof ModelError && (error.kind === 'rate_limited' || error.kind === 'unavailable');
+  return error instanceof ModelError && (error.kind === 'rate_limited' || error.kind === 'unavailable' || error.kind === 'unreachable');
 }

@@ -101,9 +101,35 @@ function errorReplacer(_key: string, value: unknown): unknown {
     const withCode = value as Error & { code?: unknown; kind?: unknown };
     // A threadwise error's context (which file, thread, server) is what makes its line findable.
     const context = value instanceof ThreadwiseError && Object.keys(value.context).length > 0 ? { context: value.context } : {};
-    return { name: value.name, message: value.message, code: withCode.code ?? withCode.kind, ...context, stack: value.stack };
+    const status = httpStatusOf(value);
+    const cause = value.cause instanceof Error ? { cause: summaryOf(value.cause) } : {};
+    // An expected failure (ours, with its code; an HTTP status from Slack or the model) is said by its message and
+    // code: its stack would only show where it was noticed. An unexpected one keeps the stack that finds the bug.
+    const expected = value instanceof ThreadwiseError || status !== undefined;
+    return {
+      name: value.name,
+      message: value.message,
+      code: withCode.code ?? withCode.kind,
+      ...(status !== undefined ? { status } : {}),
+      ...context,
+      ...cause,
+      ...(expected ? {} : { stack: value.stack }),
+    };
   }
   return value;
+}
+
+/** An HTTP status an error carries: the model's (status) or Slack's Web API client's (statusCode). */
+function httpStatusOf(error: Error): number | undefined {
+  const { status, statusCode } = error as Error & { status?: unknown; statusCode?: unknown };
+  const found = typeof status === 'number' ? status : typeof statusCode === 'number' ? statusCode : undefined;
+  return found !== undefined && found >= 100 && found < 600 ? found : undefined;
+}
+
+/** What caused an error, in a line: the cause's name, message and code (ECONNREFUSED, a Slack error…). */
+function summaryOf(cause: Error): { name: string; message: string; code?: unknown } {
+  const code = (cause as Error & { code?: unknown }).code;
+  return { name: cause.name, message: cause.message, ...(code !== undefined ? { code } : {}) };
 }
 
 /** A logger that drops everything, for tests that do not look at logs. */

@@ -83,7 +83,7 @@ export async function answerWithAgent(
       current?.onEvent(event);
       if (event.type === 'thinking') void channel.status.set('Thinking…', THINKING_MESSAGES);
       else if (event.type === 'tools_started') void channel.status.set(event.calls.map((call) => call.progress).join(' · '));
-      else if (event.type === 'model_retry') void channel.status.set(`The AI model is busy — trying again in ${Math.max(1, Math.round(event.delayMs / 1000))} s…`);
+      else if (event.type === 'model_retry') void channel.status.set(`${event.reason === 'unreachable' ? 'I can’t reach the AI model' : 'The AI model is busy'} — trying again in ${Math.max(1, Math.round(event.delayMs / 1000))} s…`);
       else if (event.type === 'text_delta') channel.answer.append(event.delta);
       else if (event.type === 'text_break') channel.answer.breakParagraph();
       else if (event.type === 'text_reset') channel.answer.discardSinceBreak();

@@ -11,6 +11,8 @@ export function describeFailure(error: unknown): string {
     switch (error.kind) {
       case 'rate_limited':
         return 'Sorry — the AI model is rate-limiting me right now. Please ask again in a minute.';
+      case 'unreachable':
+        return 'Sorry — I can’t reach the AI model right now (I tried several times). Please ask again in a few minutes; if it keeps happening, tell the team that runs me.';
       case 'unavailable':
         return 'Sorry — the AI model isn’t answering right now (I tried several times). Please ask again in a minute.';
       case 'context_length':

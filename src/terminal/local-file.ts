@@ -80,14 +80,14 @@ export async function describeLocalFile(given: string, options: { cwd?: string; 
   const name = path.basename(real);
   const kind = detectDocumentKind(head, name);
   if (kind === 'unsupported') {
-    throw new LocalFileError(`threadwise can't read ${name}: it is not a kind of file it knows. It reads ${READABLE}.`);
+    throw new LocalFileError(`${name} is not a kind of file threadwise reads; it reads ${READABLE}.`);
   }
   let mimetype = MIME_TYPES[kind] ?? 'application/octet-stream';
   if (kind === 'image') {
     const format = detectImageFormat(head);
-    if (!format) throw new LocalFileError(`threadwise can't look at ${name}: its bytes are not an image it knows. It looks at PNG, JPEG, GIF and WebP.`);
+    if (!format) throw new LocalFileError(`${name} is not an image threadwise can look at; it looks at PNG, JPEG, GIF and WebP images.`);
     if (!SHOWABLE_IMAGE_FORMATS.has(format)) {
-      throw new LocalFileError(`threadwise can't look at ${name}: it is a ${format.toUpperCase()} image, and models take PNG, JPEG, GIF and WebP. Save it as PNG or JPEG and add that.`);
+      throw new LocalFileError(`${name} is a ${format.toUpperCase()} image, and models take PNG, JPEG, GIF and WebP; save it as PNG or JPEG and add that.`);
     }
     mimetype = imageMimeType(format);
   }
@@ -134,7 +134,7 @@ function expandHome(given: string): string {
 function describeDiskError(shown: string, error: unknown): string {
   const code = codeOf(error);
   if (code === 'ENOENT' || code === 'ENOTDIR') return `There is no file at ${shown}.`;
-  if (code === 'EACCES' || code === 'EPERM') return `threadwise may not read ${shown} (permission denied).`;
+  if (code === 'EACCES' || code === 'EPERM') return `${shown} cannot be read: permission denied.`;
   if (code === 'ELOOP') return `${shown} is a symbolic link that leads in a circle.`;
-  return `threadwise could not open ${shown}: ${messageOf(error)}.`;
+  return `${shown} could not be opened (${messageOf(error)}).`;
 }

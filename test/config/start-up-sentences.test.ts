@@ -11,17 +11,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 let slack: FakeSlack;
+let model: FakeOpenAI;
 let dataDir: string;
 beforeAll(async () => {
   slack = await startFakeSlack({ botName: 'threadwise' });
+  model = await startFakeOpenAI();
   dataDir = await mkdtemp(path.join(tmpdir(), 'threadwise-sentences-'));
 });
 afterAll(async () => {
   await slack?.close();
+  await model?.close();
   await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -37,6 +41,7 @@ function start(env: Record<string, string>): Promise<{ code: number | null; line
         SLACK_SIGNING_SECRET: 'sentence-test-secret',
         SLACK_API_URL: slack.apiUrl,
         OPENAI_API_KEY: 'sk-test-sentences-0123456789',
+        OPENAI_BASE_URL: model.url,
         PORT: '0',
         DATA_DIR: dataDir,
         ...env,
@@ -51,8 +56,9 @@ function start(env: Record<string, string>): Promise<{ code: number | null; line
     }, 60_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      // What main.ts says is the plain "threadwise: …" line; JSON log lines (retries) may precede it.
-      const lines = stderr.split('\n').filter((line) => line.startsWith('threadwise:'));
+      // What main.ts says is the plain "threadwise: …" line; JSON log lines (retries) and the stages it went
+      // through ("connecting to Slack…") may precede it.
+      const lines = stderr.split('\n').filter((line) => line.startsWith('threadwise:') && !line.endsWith('…'));
       resolve({ code, lines, stderr });
     });
   });
@@ -100,6 +106,16 @@ describe('start-up sentences', { timeout: 90_000 }, () => {
     const port = await closedPort();
     const result = await start({ SLACK_API_URL: `http://127.0.0.1:${port}/api/` });
     expectOneSentence(result, new RegExp(`^threadwise: could not reach Slack at http://127\\.0\\.0\\.1:${port}/api/ \\(ECONNREFUSED\\): check SLACK_API_URL .*Slack did not refuse anything\\.$`));
+  });
+
+  it('a Slack URL on a port fetch refuses: a sentence, not "(bad port)"', async () => {
+    const result = await start({ SLACK_API_URL: 'http://127.0.0.1:1/api/' });
+    expectOneSentence(result, /^threadwise: could not reach Slack at http:\/\/127\.0\.0\.1:1\/api\/: Node refuses to connect to port 1, which is reserved for another protocol; use another port in SLACK_API_URL\.$/);
+  });
+
+  it('OPENAI_BASE_URL without its scheme: says what is missing and what was probably meant', async () => {
+    const result = await start({ OPENAI_BASE_URL: 'localhost:11434' });
+    expectOneSentence(result, /^threadwise: OPENAI_BASE_URL must start with http:\/\/ or https:\/\/ \(got "localhost:11434"; did you mean http:\/\/localhost:11434\/v1\?\)$/);
   });
 
   it('a bot token Slack refuses: names SLACK_BOT_TOKEN and where to copy it from', async () => {

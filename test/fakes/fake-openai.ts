@@ -73,6 +73,11 @@ export interface FakeOpenAI {
   contextWindow: number | undefined;
   /** Model ids listed by GET /v1/models. */
   models: string[];
+  /**
+   * GET /v1/models/{id}: 'any' (default) answers 200 for any id; 'listed' answers 404 model_not_found for an id not
+   * in `models`, as OpenAI does; 'absent' has no such route (a 404 for the route itself, as llama.cpp and vLLM).
+   */
+  modelRoute: 'any' | 'listed' | 'absent';
   waitForRequests(count: number, timeoutMs?: number): Promise<void>;
   /** Clears requests, outcomes, embeddings, the queue; default back to { text: 'ok' }; flags off. */
   reset(): void;
@@ -309,6 +314,13 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     }
     if (req.method === 'POST' && path === '/v1/chat/completions') return handleChat(req, res);
     if (req.method === 'POST' && path === '/v1/embeddings') return handleEmbeddings(req, res);
+    const modelId = req.method === 'GET' && path.startsWith('/v1/models/') ? decodeURIComponent(path.slice('/v1/models/'.length)) : undefined;
+    if (modelId !== undefined && fake.modelRoute !== 'absent') {
+      if (fake.modelRoute === 'listed' && !fake.models.includes(modelId)) {
+        return sendError(res, 404, errorBody(404, { message: `The model '${modelId}' does not exist`, code: 'model_not_found' }));
+      }
+      return sendJson(res, 200, { id: modelId, object: 'model', created: 1_700_000_000, owned_by: 'fake' });
+    }
     if (req.method === 'GET' && path === '/v1/models') {
       return sendJson(res, 200, {
         object: 'list',
@@ -330,6 +342,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     rejectImages: false,
     contextWindow: undefined,
     models: ['gpt-4.1-mini', 'gpt-4.1', 'text-embedding-3-small'],
+    modelRoute: 'any',
     enqueue(...replies) {
       queue.push(...replies);
     },
@@ -351,6 +364,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
       fake.rejectTools = false;
       fake.rejectImages = false;
       fake.contextWindow = undefined;
+      fake.modelRoute = 'any';
     },
     close() {
       for (const timer of timers) clearTimeout(timer);

@@ -98,7 +98,7 @@ describe('npm run chat', () => {
       const chat = spawnChat(['--file', binary, 'what is this?'], chatEnvironment(fake, dataDir));
       const { code } = await chat.exited;
       expect(code).not.toBe(0);
-      expect(chat.ownStderr()).toMatch(/^threadwise: threadwise can't read firmware\.bin: it is not a kind of file it knows\. It reads PDF, .*\.$/);
+      expect(chat.ownStderr()).toMatch(/^threadwise: firmware\.bin is not a kind of file threadwise reads; it reads PDF, .*\.$/);
       expect(chat.ownStderr().split('\n')).toHaveLength(1);
       noStackTrace(chat.stderr());
     }, 60_000);

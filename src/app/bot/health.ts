@@ -1,5 +1,5 @@
 /**
- * GET /healthz: 200 while the database answers, with each MCP server's state; 503 when it does not. In HTTP mode
+ * GET /healthz: 200 while the database answers, with each MCP server's state and the model's; 503 when it does not. In HTTP mode
  * the receiver serves it; Socket Mode has no HTTP server of its own, so one is started for the platform's probes.
  */
 import { createServer } from 'node:http';
@@ -8,14 +8,16 @@ import type { Logger } from '../../logging/logger';
 import type { McpHub } from '../../mcp';
 import type { HealthReport, PageHandler } from '../../slack/receiver/threaded-http-receiver';
 import type { DatabaseHandle } from '../../store/database';
+import type { ModelHealth } from '../check-model';
 
-export function createHealthCheck(database: DatabaseHandle, mcp: McpHub | undefined, logger: Logger): () => Promise<HealthReport> {
+export function createHealthCheck(database: DatabaseHandle, mcp: McpHub | undefined, logger: Logger, model?: Pick<ModelHealth, 'report'>): () => Promise<HealthReport> {
   return async function checkHealth() {
     try {
       // Shorter than the receiver's own wait for this answer, so a database that hangs is reported as such.
       await raceWithSignal(database.ping(), AbortSignal.timeout(5_000));
       const tools = mcp?.health().servers.map(({ name, state, tools, lastError }) => ({ name, state, tools, ...(lastError ? { lastError } : {}) }));
-      return { status: 200, body: tools ? { ok: true, mcp: tools } : { ok: true } };
+      // The model's state is information, never a 503: a model outage must not get the bot restarted.
+      return { status: 200, body: { ok: true, ...(tools ? { mcp: tools } : {}), ...(model ? { model: model.report() } : {}) } };
     } catch (error) {
       logger.warn('health check: the database is unreachable', { error });
       return { status: 503, body: { ok: false, error: 'database unreachable' } };

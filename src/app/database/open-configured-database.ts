@@ -17,6 +17,8 @@ export interface DatabaseChoice {
   waitMs: number;
   /** postgres.js pool size; default the driver's. */
   maxConnections?: number;
+  /** Told which database is being opened, or created (a start-up line). */
+  say?: (sentence: string) => void;
 }
 
 export async function openConfiguredDatabase(storage: LocalConfig['storage'], choice: DatabaseChoice, logger: Logger): Promise<DatabaseHandle> {
@@ -29,6 +31,7 @@ export async function openConfiguredDatabase(storage: LocalConfig['storage'], ch
           : { driver: 'pglite', dataDir: storage.dataDir },
       logger,
       choice.waitMs,
+      choice.say,
     );
   } catch (error) {
     if (error instanceof StartupError) throw error;

@@ -2,6 +2,7 @@
  * The only module that connects to a database (the drivers are the composition root's to construct). Same schema, same queries, two drivers:
  * no DATABASE_URL → embedded PGlite in DATA_DIR, on a thread of its own; DATABASE_URL → PostgreSQL through postgres.js.
  */
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
 import { MessageChannel, Worker } from 'node:worker_threads';
@@ -15,17 +16,21 @@ import * as schema from '../../store/schema';
 import type { Database, DatabaseHandle, DatabaseLocation } from '../../store/database';
 import { lockDataDir } from './data-dir-lock';
 import { startPgliteThread } from './pglite-in-worker';
+import { createFromTemplate, templateUsable } from './pglite-template';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 
 /** Arbitrary constant: serialises migrations when several replicas start at once on one PostgreSQL. */
 const MIGRATION_LOCK_KEY = 7_412_003_001;
 
-export async function openDatabase(location: DatabaseLocation): Promise<DatabaseHandle> {
-  return location.driver === 'postgres' ? openPostgres(location) : openPglite(location.dataDir);
+/** A start-up line for the person starting threadwise: which database, and whether it is being created. */
+export type SayProgress = (sentence: string) => void;
+
+export async function openDatabase(location: DatabaseLocation, say?: SayProgress): Promise<DatabaseHandle> {
+  return location.driver === 'postgres' ? openPostgres(location) : openPglite(location.dataDir, say);
 }
 
-async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string | undefined, say?: SayProgress): Promise<DatabaseHandle> {
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
   let dir: string | undefined;
@@ -38,6 +43,8 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
   }
   let thread: Awaited<ReturnType<typeof startPgliteThread>>;
   try {
+    if (dir && dataDir && !existsSync(path.join(dir, 'PG_VERSION'))) await createPglite(dir, dataDir, say);
+    else if (dataDir) say?.(`opening the embedded database in ${dataDir}…`);
     thread = await startPgliteThread(dir);
   } catch (error) {
     unlock();
@@ -64,6 +71,25 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
       unlock();
     },
   };
+}
+
+/**
+ * A fresh DATA_DIR: a copy of the shipped template when this PGlite can read it (about a second), else PGlite's own
+ * initdb when the thread opens it (5–15 s of CPU).
+ */
+async function createPglite(dir: string, shown: string, say?: SayProgress): Promise<void> {
+  if (templateUsable()) {
+    say?.(`creating the embedded database in ${shown} (first start, ~1 s)…`);
+    try {
+      await createFromTemplate(dir);
+      return;
+    } catch (error) {
+      say?.(`could not copy the database template (${error instanceof Error ? error.message : String(error)}); creating it from scratch instead (~15 s)…`);
+      await mkdir(dir, { recursive: true });
+      return;
+    }
+  }
+  say?.(`creating the embedded database in ${shown} (first start, ~15 s)…`);
 }
 
 /** Defaults for a server that stops answering: a query waits this long at most, then its connection is dropped. */

@@ -1,4 +1,4 @@
-import { openDatabase } from './open-database';
+import { openDatabase, type SayProgress } from './open-database';
 import type { DatabaseHandle, DatabaseLocation } from '../../store/database';
 import type { Logger } from '../../logging/logger';
 import { StartupError } from '../startup-error';
@@ -49,15 +49,16 @@ export function isDatabaseUnreachable(error: unknown): boolean {
  * misconfiguration (bad password, missing database) fails at once. Every failure is a StartupError whose sentence
  * names the variable; the URL is never echoed (it may carry a password), only host and port.
  */
-export async function openDatabaseWhenReachable(location: DatabaseLocation, logger: Logger, waitMs = 60_000): Promise<DatabaseHandle> {
+export async function openDatabaseWhenReachable(location: DatabaseLocation, logger: Logger, waitMs = 60_000, say?: SayProgress): Promise<DatabaseHandle> {
   const deadline = Date.now() + waitMs;
   // A server that accepts and never answers costs one connect timeout per attempt: keep it within the wait.
   if (location.driver === 'postgres' && location.connectTimeoutSeconds === undefined) {
     location = { ...location, connectTimeoutSeconds: Math.min(10, Math.max(1, Math.ceil(waitMs / 1000))) };
   }
+  if (location.driver === 'postgres') say?.(`connecting to PostgreSQL at ${describeServer(location.url)}…`);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await openDatabase(location);
+      return await openDatabase(location, say);
     } catch (error) {
       if (location.driver !== 'postgres') {
         // Its own sentence names DATA_DIR and the fix already.

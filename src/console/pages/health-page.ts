@@ -6,6 +6,8 @@ import { formatDurationMs, formatUtc, type Fragment } from '../layout';
 
 export interface HealthSnapshot {
   database: { ok: boolean; latencyMs?: number; error?: string };
+  /** The model endpoint (app/check-model.ts): ok, unreachable or failing since when, the last error. */
+  model?: { state: string; model: string; url: string; since?: string; lastError?: string; note?: string };
   mcp?: Array<{ name: string; state: string; tools: number; lastError?: string }>;
   extraction?: { workers: number; maxWorkers: number; queued: number; completed: number; retired: number };
   /** Messages acknowledged to Slack and not yet written to the database. */
@@ -18,7 +20,7 @@ export function healthBody(snapshot: HealthSnapshot, queue: Awaited<ReturnType<t
   const state = (ok: boolean, text: string) => html`<span class="${ok ? 'ok' : 'error'}">${ok ? '✓' : '✗'} ${text}</span>`;
   return html`<h2>Database</h2>
 <p>${snapshot.database.ok ? state(true, `answers (${formatDurationMs(snapshot.database.latencyMs)})`) : state(false, `unreachable: ${snapshot.database.error ?? 'no answer'}`)}</p>
-<h2>MCP servers</h2>
+${snapshot.model ? modelSection(snapshot.model, state) : ''}<h2>MCP servers</h2>
 ${
   snapshot.mcp === undefined
     ? html`<p>No MCP servers are configured (MCP_CONFIG).</p>`
@@ -43,4 +45,13 @@ ${
     : html`<dt>Runs</dt><dd class="error">unknown: the database did not answer</dd>`
 }
 </dl>`;
+}
+
+function modelSection(model: NonNullable<HealthSnapshot['model']>, state: (ok: boolean, text: string) => Fragment): Fragment {
+  const since = model.since ? ` since ${formatUtc(model.since)}` : '';
+  const text = model.state === 'ok' ? 'answers' : model.state === 'unchecked' ? 'not checked' : `${model.state}${since}`;
+  return html`<h2>Model</h2>
+<p>${state(model.state === 'ok' || model.state === 'unchecked', text)} — ${model.model} at ${model.url}</p>
+${model.lastError ? html`<p>Last error: ${model.lastError}</p>` : ''}${model.note ? html`<p>${model.note}</p>` : ''}
+`;
 }
