@@ -28,7 +28,7 @@ export async function judgeAnswer(model: ChatModel, input: { criterion: string; 
 }
 
 /** The judge's JSON, wherever it put it; anything else is a failed verdict saying what came back. */
-export function parseVerdict(text: string): Verdict {
+function parseVerdict(text: string): Verdict {
   const json = /\{[\s\S]*\}/.exec(text)?.[0];
   try {
     const parsed = JSON.parse(json ?? '') as { pass?: unknown; reason?: unknown };

@@ -17,7 +17,7 @@ import type { ScriptedModel } from './scripted-model';
 import { messageOf } from '../../src/core/errors';
 
 /** Where eval threads are stored: apart from the terminal's and from anything Slack has. */
-export const EVAL_CHANNEL = 'local:eval';
+const EVAL_CHANNEL = 'local:eval';
 
 export interface CaseResult {
   name: string;

@@ -10,7 +10,7 @@ import { toolFailureContent, toolFailureSummary, type ToolFailure, type ToolFail
 import type { ApprovalDecision, AwaitingCall } from '../core/approval';
 import { isSignInRequired } from '../core/sign-in';
 
-export interface ToolCallOutcome {
+interface ToolCallOutcome {
   call: ToolCall;
   content: string;
   /** Set when the call produced no result; `content` is then its sentence for the model. */
@@ -181,7 +181,7 @@ function formatSeconds(ms: number): string {
 }
 
 /** JSON with sorted keys, so {a,b} and {b,a} count as the same call. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -4,7 +4,7 @@
  * Thought / Action / Action Input and stops before "Observation:", and its text is parsed — leniently — back into
  * a tool call. Tool results go back as "Observation: …" user turns; the answer is whatever follows "Final Answer:".
  */
-import type { ChatMessage, ChatModel, ChatRequest, ChatResponse, ToolCall, ToolSpec } from '../core/chat';
+import type { ChatMessage, ChatModel, ToolCall, ToolSpec } from '../core/chat';
 
 export function createReActChatModel(inner: ChatModel): ChatModel {
   let callCounter = 0;
@@ -74,7 +74,7 @@ function createAnswerStream(onTextDelta: (delta: string) => void) {
   };
 }
 
-export function toReActMessages(messages: ChatMessage[], tools: ToolSpec[]): ChatMessage[] {
+function toReActMessages(messages: ChatMessage[], tools: ToolSpec[]): ChatMessage[] {
   const out: ChatMessage[] = [];
   for (const message of messages) {
     if (message.role === 'assistant' && message.toolCalls?.length) {
@@ -241,4 +241,4 @@ function stringOf(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
 }
 
-export type { ChatRequest, ChatResponse };
+;

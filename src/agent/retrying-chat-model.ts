@@ -7,7 +7,7 @@
 import { sleep as sleepUnlessAborted } from '../core/abort';
 import { isRetryableModelError, type ChatModel, type ChatRequest } from '../core/chat';
 
-export interface RetryPolicy {
+interface RetryPolicy {
   /** Retries after the first attempt. */
   maxRetries: number;
   /** First backoff delay; doubled per retry, with ±25 % jitter. */
@@ -17,7 +17,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
+const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
 
 export interface RetryingOptions {
   policy?: Partial<RetryPolicy>;

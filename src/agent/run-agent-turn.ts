@@ -65,7 +65,7 @@ export interface ParkedTurn {
   toolCalls: Array<{ name: string; args: unknown; error?: string }>;
 }
 
-export type StopReason = 'answered' | 'iteration_cap' | 'time_cap' | 'cancelled' | 'awaiting_approval';
+type StopReason = 'answered' | 'iteration_cap' | 'time_cap' | 'cancelled' | 'awaiting_approval';
 
 export interface AgentTurnResult {
   answer: string;
@@ -278,7 +278,7 @@ export class DeadlineReached extends ThreadwiseError<'deadline_reached'> {
 }
 
 /** "45-second", "5-minute", "150-second": the limit as the notes users read name it. */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const seconds = Math.max(1, Math.round(ms / 1000));
   return seconds >= 120 && seconds % 60 === 0 ? `${seconds / 60}-minute` : `${seconds}-second`;
 }

@@ -17,7 +17,7 @@ import { ModelError } from '../core/chat';
 import { noConnectionReason } from './openai';
 import { StartupError } from './startup-error';
 
-export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 export type ModelCheck =
   | { kind: 'ok'; note?: string }
@@ -129,7 +129,7 @@ function unreachableReason(error: unknown): string {
 }
 
 /** What /healthz and the console show about the model. */
-export interface ModelHealthReport {
+interface ModelHealthReport {
   state: 'ok' | 'unreachable' | 'failing' | 'unchecked';
   model: string;
   url: string;

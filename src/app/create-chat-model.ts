@@ -5,7 +5,7 @@ import { createOpenAIChatModel } from './openai';
 import { createReActChatModel } from '../agent/react-chat-model';
 import { createRetryingChatModel, type RetryingOptions } from '../agent/retrying-chat-model';
 
-export type AgentStrategy = 'function_calling' | 'react';
+type AgentStrategy = 'function_calling' | 'react';
 
 export interface ConfiguredChatModel extends ChatModel {
   supportsImages(): boolean;
@@ -56,7 +56,7 @@ export function createChatModel(config: Config['model'], logger: Logger, options
 }
 
 /** Image parts → a sentence, so a model without vision never pretends it saw them. */
-export function withoutImages(messages: ChatMessage[]): ChatMessage[] {
+function withoutImages(messages: ChatMessage[]): ChatMessage[] {
   return messages.map((message) => {
     if (message.role !== 'user' || typeof message.content === 'string') return message;
     const images = message.content.filter((part) => part.type === 'image').length;

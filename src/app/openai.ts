@@ -175,7 +175,7 @@ export function noConnectionReason(error: unknown): string | undefined {
 }
 
 /** SDK errors → what the caller can do about them. `baseUrl` (OPENAI_BASE_URL) is named when it cannot be reached. */
-export function toModelError(error: unknown, model: string, baseUrl = 'https://api.openai.com/v1'): unknown {
+function toModelError(error: unknown, model: string, baseUrl = 'https://api.openai.com/v1'): unknown {
   if (error instanceof ModelError) return error;
   if (error instanceof APIUserAbortError || (error instanceof Error && error.name === 'AbortError')) return error;
   if (error instanceof APIConnectionTimeoutError) {
@@ -219,7 +219,7 @@ export function toModelError(error: unknown, model: string, baseUrl = 'https://a
 }
 
 /** Retry-After (seconds or an HTTP date) or the non-standard retry-after-ms, in ms; undefined when absent or odd. */
-export function retryAfterOf(headers: Headers | undefined): number | undefined {
+function retryAfterOf(headers: Headers | undefined): number | undefined {
   const ms = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
   if (Number.isFinite(ms) && ms >= 0) return ms;
   const raw = headers?.get('retry-after');

@@ -97,7 +97,7 @@ export async function openSignIn(
 }
 
 /** The headers of every callback page: never cached, and the link's state never sent on as a referrer. */
-export const CALLBACK_PAGE_HEADERS = {
+const CALLBACK_PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',

@@ -14,7 +14,7 @@ import { ChartError } from './chart-errors';
 import { CHART_FONT_FAMILY, chartFontFiles } from './chart-font';
 
 /** Most rows drawn: more points than this make an unreadable chart and a slow render on the app's thread. */
-export const MAX_CHART_ROWS = 5_000;
+const MAX_CHART_ROWS = 5_000;
 
 export interface RenderedChart {
   png: Uint8Array;

@@ -8,11 +8,11 @@
  */
 import type { CellValue, TableColumn } from '../tables/types';
 
-export const CHART_BLOCK_MAX_TITLE = 50;
-export const CHART_BLOCK_MAX_SERIES = 6;
-export const CHART_BLOCK_MAX_SEGMENTS = 6;
+const CHART_BLOCK_MAX_TITLE = 50;
+const CHART_BLOCK_MAX_SERIES = 6;
+const CHART_BLOCK_MAX_SEGMENTS = 6;
 /** Our own cap (not Slack's documented one): a category axis past this is unreadable. */
-export const CHART_BLOCK_MAX_CATEGORIES = 50;
+const CHART_BLOCK_MAX_CATEGORIES = 50;
 
 export interface DataVisualizationBlock {
   type: 'data_visualization';

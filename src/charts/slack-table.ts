@@ -7,15 +7,13 @@ import { cellText } from '../tables/cell-values';
 import type { CellValue, TableColumn } from '../tables/types';
 
 /** Slack's table block: 100 rows (the header row counts), 20 cells per row (docs.slack.dev, table block). */
-export const TABLE_BLOCK_MAX_ROWS = 100;
-export const TABLE_BLOCK_MAX_COLUMNS = 20;
+const TABLE_BLOCK_MAX_ROWS = 100;
+const TABLE_BLOCK_MAX_COLUMNS = 20;
 /** A cell is cut past this many characters so one long text cannot make the message too large. */
 const MAX_CELL_CHARS = 200;
 /** Rows shown in the code-block fallback, and the widest a column gets there. */
 export const CODE_TABLE_MAX_ROWS = 100;
 const CODE_TABLE_MAX_COLUMN_WIDTH = 40;
-/** Slack's text limit per section is 3,000 characters; a code block longer than this goes out as a file instead. */
-export const CODE_TABLE_MAX_CHARS = 2_900;
 
 export interface TableData {
   columns: TableColumn[];

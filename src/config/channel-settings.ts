@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Config } from './load-config';
 
-export type AnswerVisibility = 'thread' | 'thread_and_channel';
+type AnswerVisibility = 'thread' | 'thread_and_channel';
 
 export interface ChannelSettings {
   /** Added to the system prompt for this channel ("" = none). */
@@ -41,8 +41,8 @@ export const DEFAULT_SUGGESTED_PROMPTS: SuggestedPrompt[] = [
   { title: 'Draft a Jira ticket', message: 'Turn this thread into a Jira bug ticket.' },
 ];
 
-export const MAX_SUGGESTED_PROMPTS = 4;
-export const MAX_REACTION_TRIGGERS = 10;
+const MAX_SUGGESTED_PROMPTS = 4;
+const MAX_REACTION_TRIGGERS = 10;
 
 export type SettingName = keyof ChannelSettings;
 
@@ -65,7 +65,7 @@ export const SETTING_LABELS: Record<SettingName, string> = {
   reactionTriggers: 'reaction triggers',
 };
 
-export const MAX_EXTRA_INSTRUCTIONS_CHARS = 4_000;
+const MAX_EXTRA_INSTRUCTIONS_CHARS = 4_000;
 
 export interface SettingsChoices {
   /** Operator-approved models (ALLOWED_MODELS). */
@@ -91,7 +91,7 @@ const wholeNumber = (label: string, min: number, max: number) =>
   z.number({ error: `${label} must be a whole number from ${min} to ${max}.` }).int(`${label} must be a whole number from ${min} to ${max}.`).min(min, `${label} must be at least ${min}.`).max(max, `${label} must be at most ${max}.`);
 
 /** The overrides a channel may store, each optional; every message is a sentence a person can act on. */
-export function channelSettingsSchema(choices: SettingsChoices) {
+function channelSettingsSchema(choices: SettingsChoices) {
   return z
     .object({
       extraInstructions: z

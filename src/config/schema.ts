@@ -387,7 +387,7 @@ export function checkVariableCombinations(env: Record<string, string | undefined
 }
 
 /** The console may be open (no token) only where nobody else can reach it: on the loopback interface. */
-export function checkConsoleVariables(env: Record<string, string | undefined>): string[] {
+function checkConsoleVariables(env: Record<string, string | undefined>): string[] {
   if (!isSet(env, 'CONSOLE_PORT') || isSet(env, 'CONSOLE_TOKEN')) return [];
   const host = env.CONSOLE_HOST?.trim() || '127.0.0.1';
   if (isLoopbackHost(host)) return [];
@@ -397,7 +397,7 @@ export function checkConsoleVariables(env: Record<string, string | undefined>): 
 }
 
 /** 127.0.0.0/8, ::1 and localhost: addresses only this machine can connect to. */
-export function isLoopbackHost(host: string): boolean {
+function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
@@ -412,5 +412,4 @@ export function checkModelVariables(env: Record<string, string | undefined>): st
 
 const isSet = (env: Record<string, string | undefined>, name: string) => Boolean(env[name]?.trim());
 
-export type Environment = z.output<typeof environmentSchema>;
 export type LocalEnvironment = z.output<typeof localEnvironmentSchema>;

@@ -11,7 +11,7 @@ import { getCookie } from 'hono/cookie';
 
 export const SESSION_COOKIE = 'threadwise_console';
 /** A session lasts a working day; then the operator signs in again. */
-export const SESSION_MS = 12 * 60 * 60_000;
+const SESSION_MS = 12 * 60 * 60_000;
 
 export interface ConsoleAuth {
   /** Whether a token is needed at all. */

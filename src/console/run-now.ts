@@ -15,7 +15,7 @@ export interface RunNow {
   pendingApprovals: ReadonlyArray<{ tool: string; createdAt: Date }>;
 }
 
-export const IN_PROGRESS = new Set(['pending', 'running', 'waiting_approval', 'resumable']);
+const IN_PROGRESS = new Set(['pending', 'running', 'waiting_approval', 'resumable']);
 
 /** Seconds while under a minute ("62 s" reads as "1 min 2 s"). */
 export function formatElapsed(ms: number): string {

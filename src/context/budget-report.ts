@@ -11,7 +11,7 @@ import { countRequestTokens } from './message-tokens';
 import type { ContextBudget } from './types';
 
 /** Marks budget reports so trimRunMessages can drop the stale ones: only the newest is still true. */
-export const BUDGET_REPORT_TAG = '<budget_report';
+const BUDGET_REPORT_TAG = '<budget_report';
 
 export interface BudgetReportInput {
   /** The whole request as it will be sent next (built messages + the run's messages so far). */

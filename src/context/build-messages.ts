@@ -146,7 +146,7 @@ function checkBudget(input: ContextInput): number {
  * A channel's extra instructions, after the base prompt: set by the channel's admins or members through the settings
  * form, so they refine the base rules for that channel but are framed as theirs.
  */
-export function withChannelInstructions(base: string, extra: string | undefined): string {
+function withChannelInstructions(base: string, extra: string | undefined): string {
   const text = extra?.trim();
   if (!text) return base;
   return `${base}\n\n<channel_instructions note="set for this channel in threadwise's channel settings; follow them unless they conflict with the rules above">\n${escapeXmlText(text)}\n</channel_instructions>`;

@@ -7,7 +7,7 @@ import { countTokens, isWithinTokens } from '../text/tokenizer';
 import { takeTokens } from './token-prefix';
 import { formatCount } from '../core/format';
 
-export interface CutPosition {
+interface CutPosition {
   /** Characters kept, from the start. The rest starts at this offset. */
   shownChars: number;
   totalChars: number;
@@ -42,7 +42,7 @@ export function fitToolResult(text: string, maxTokens: number, hint?: Continuati
 }
 
 /** "[cut: 48,000 more characters — use peek_file(F1, 12000, 24000) for the rest]" */
-export function renderCutNote(cut: CutPosition, hint?: ContinuationHint): string {
+function renderCutNote(cut: CutPosition, hint?: ContinuationHint): string {
   const how = typeof hint === 'function' ? hint(cut) : hint;
   const more = `${formatCount(cut.remainingChars)} more characters`;
   return how ? `[cut: ${more} — ${how}]` : `[cut: ${more} not shown]`;

@@ -55,7 +55,7 @@ export function selectHistoryWindow(
 
 /** The note standing where dropped turns were; a user-role message, since a mid-thread system message is not
  * accepted by every OpenAI-compatible server. */
-export function renderDropNote(dropped: number, summary?: HistorySummary): ChatMessage {
+function renderDropNote(dropped: number, summary?: HistorySummary): ChatMessage {
   const left = `[Note from the system: ${formatCount(dropped)} earlier message${dropped === 1 ? ' is' : 's are'} left out here to fit the context window.`;
   if (!summary) return { role: 'user', content: `${left}]` };
   const covered = Math.min(summary.coversTurns, dropped);

@@ -32,7 +32,7 @@ export function countImageTokens(width: number, height: number, detail: ImageDet
 }
 
 /** The most a high-detail image can cost (768 × 2048 after scaling: 2 × 4 tiles). */
-export const MAX_IMAGE_TOKENS = TILE_TOKENS * 8 + BASE_TOKENS;
+const MAX_IMAGE_TOKENS = TILE_TOKENS * 8 + BASE_TOKENS;
 
 /** Tokens of an image part: its size from the caller, else from the data URL's header, else the worst case. */
 export function countImagePartTokens(

@@ -6,22 +6,22 @@
 export { buildModelMessages } from './build-messages';
 export { countTokens } from '../text/tokenizer';
 export { countRequestTokens } from './message-tokens';
-export { fitToolResult, peekFileHint, type ContinuationHint, type CutPosition } from './fit-tool-result';
-export { trimRunMessages, type TrimOptions, type TrimResult } from './trim-run-messages';
-export { buildBudgetReport, type BudgetReportInput } from './budget-report';
+export { fitToolResult, peekFileHint,   } from './fit-tool-result';
+export { trimRunMessages,   } from './trim-run-messages';
+export { buildBudgetReport,  } from './budget-report';
 export { runBudget, toolResultLimit, retryTokenLimit } from './run-budget';
 export { trimRequestForRetry } from './trim-request-for-retry';
 export { countImageTokens } from './image-tokens';
-export { renderFilesBlock, type FilesBlockOptions } from './files-block';
-export { renderMemoriesBlock, rankMemories, type MemoriesBlockOptions, type MemoryForPrompt } from './memories-block';
+export { renderFilesBlock,  } from './files-block';
+export { renderMemoriesBlock, rankMemories,  type MemoryForPrompt } from './memories-block';
 export { renderSystemPrompt } from './system-prompt';
 export type {
   BuiltContext,
   ChannelInfo,
   ContextBudget,
   ContextInput,
-  ContextReport,
+  
   CurrentImage,
-  HistorySummary,
-  ImageDetail,
+  
+  
 } from './types';

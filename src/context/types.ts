@@ -73,7 +73,7 @@ export interface ContextInput {
   memoriesBlock?: string;
 }
 
-export interface ContextReport {
+interface ContextReport {
   /** Tokens of the whole request as built (messages, per-message overhead and images). */
   totalTokens: number;
   /** contextWindow − reserveForAnswer. */

@@ -47,7 +47,7 @@ export interface ChatRequest {
   retryDeadline?: number;
 }
 
-export interface ModelRetry {
+interface ModelRetry {
   /** 1 for the first retry. */
   attempt: number;
   delayMs: number;

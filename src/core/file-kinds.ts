@@ -40,10 +40,6 @@ export function isExtractableDocument(file: Kind): boolean {
     /^application\/(msword|vnd\.ms-(excel|powerpoint)|vnd\.slack-)/.test(file.mimeType);
 }
 
-export function isVirtualFile(file: Pick<ThreadFile, 'sourceId'>): boolean {
-  return file.sourceId !== undefined;
-}
-
 /** The source key prefix of a query result kept as a file of the thread ("F1.q1": files/result-file-key.ts). */
 export const RESULT_KEY_PREFIX = 'result:';
 

@@ -67,7 +67,7 @@ interface ZipListing {
 }
 
 /** The files of a zip (folders and macOS resource forks left out), and of zips inside it, one level down. */
-export function listZip(bytes: Uint8Array, name: string, limits: ExtractLimits): ZipListing {
+function listZip(bytes: Uint8Array, name: string, limits: ExtractLimits): ZipListing {
   checkZipSizes(bytes, name, limits);
   const entries: ContainedFile[] = [];
   const notes: string[] = [];

@@ -60,7 +60,7 @@ export interface DocumentExtractor {
   stats(): ExtractorStats;
 }
 
-export interface ExtractorStats {
+interface ExtractorStats {
   /** Worker threads alive now (idle ones exit after a while). */
   workers: number;
   maxWorkers: number;
@@ -238,7 +238,7 @@ function withLanguageNote(document: ExtractedDocument): ExtractedDocument {
  * reading a large PDF holds 150–300 MB until it idles out). On a 2-core machine one worker: the bench's peak RSS
  * fell by ~150 MB, and the event loop no longer competes with two busy workers for two cores.
  */
-export function defaultExtractionThreads(): number {
+function defaultExtractionThreads(): number {
   const cores = availableParallelism();
   const limit = process.constrainedMemory?.() || 0;
   const memory = limit > 0 ? Math.min(limit, totalmem()) : totalmem();

@@ -144,7 +144,7 @@ export async function readPpt(bytes: Uint8Array, name: string): Promise<Extracte
  * SlidePersistAtom per slide followed by its text atoms), or the text boxes of each Slide container (newer
  * PowerPoint saving as .ppt). The first is used when it has text; master slides (placeholder prompts) never.
  */
-export function readPptRecords(stream: Buffer): PptSlide[] {
+function readPptRecords(stream: Buffer): PptSlide[] {
   const listed: PptSlide[] = [];
   const drawn: PptSlide[] = [];
   let drawnNotes: string[] = [];

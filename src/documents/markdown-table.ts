@@ -15,6 +15,6 @@ export function formatMarkdownTable(rows: string[][]): string {
 }
 
 /** A cell must stay on one line and must not end the cell early. */
-export function escapeCell(text: string): string {
+function escapeCell(text: string): string {
   return text.replace(/\s*\n\s*/g, ' <br> ').replace(/\|/g, '\\|').trim();
 }

@@ -22,7 +22,7 @@ export interface OcrLanguageCheck {
   missing: string[];
 }
 
-export function dataFileOf(code: string): string | undefined {
+function dataFileOf(code: string): string | undefined {
   try {
     const folder = dirname(require.resolve(`@tesseract.js-data/${code}/package.json`));
     const file = join(folder, DATA_FOLDER, `${code}.traineddata.gz`);

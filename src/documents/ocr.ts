@@ -108,7 +108,7 @@ async function normaliseImage(image: Uint8Array): Promise<Uint8Array> {
 }
 
 /** Tesseract's lines as they are, minus trailing spaces and runs of blank lines. */
-export function tidyOcrText(text: string): string {
+function tidyOcrText(text: string): string {
   return text.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
 }
 

@@ -17,9 +17,9 @@ import { loadPdfjs, type PdfjsConstants } from './pdf-engine';
 import { corruptError } from './read-errors';
 
 /** Smaller images are decoration: icons, bullets, rules, logos in a header. */
-export const MIN_SIDE_PX = 100;
+const MIN_SIDE_PX = 100;
 /** Pictures listed per PDF at most; the rest are counted in a note. */
-export const MAX_IMAGES = 50;
+const MAX_IMAGES = 50;
 /** Larger images (a 9000×9000 px plate) are not offered: their pixels alone would take hundreds of MB. */
 export const MAX_PICTURE_PIXELS = 25_000_000;
 /** An image covering this share of its page is the page itself (a scan or a background), not a figure on it. */
@@ -54,11 +54,11 @@ export function parsePictureList(text: string): ContainedFile[] {
   });
 }
 
-export function pdfImagePath(page: number, index: number): string {
+function pdfImagePath(page: number, index: number): string {
   return `page-${page}-image-${index}.png`;
 }
 
-export function parsePdfImagePath(path: string): { page: number; index: number } | undefined {
+function parsePdfImagePath(path: string): { page: number; index: number } | undefined {
   const match = PATH.exec(path);
   return match ? { page: Number(match[1]), index: Number(match[2]) } : undefined;
 }

@@ -56,7 +56,7 @@ async function openPdf(bytes: Uint8Array, forPictures = false): Promise<PdfParse
 }
 
 /** Text the first pass reads before the first pages are handed out (onFirstPages): 8× the default PRELOAD_KB. */
-export const FIRST_PASS_CHARS = 64 * 1024;
+const FIRST_PASS_CHARS = 64 * 1024;
 
 /** One page's text layer, as read. */
 interface PageText {

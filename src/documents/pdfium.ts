@@ -14,7 +14,7 @@ type Pdfium = Awaited<ReturnType<typeof import('@embedpdf/pdfium')['init']>>;
 
 let loading: Promise<Pdfium> | undefined;
 
-export function loadPdfium(): Promise<Pdfium> {
+function loadPdfium(): Promise<Pdfium> {
   loading ??= load();
   return loading;
 }

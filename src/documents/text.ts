@@ -41,7 +41,7 @@ const languages: Record<string, string> = {
 };
 
 /** "language: TypeScript", so the model reads code as code; undefined for prose (.txt, .md). */
-export function languageOf(name: string): string | undefined {
+function languageOf(name: string): string | undefined {
   const base = name.toLowerCase().split(/[\\/]/).pop() ?? '';
   const extension = base.includes('.') ? base.slice(base.lastIndexOf('.') + 1) : base;
   const language = languages[extension] ?? (/\.log\.\d+$|\.out$/.test(base) ? 'log' : undefined);

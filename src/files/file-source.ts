@@ -20,7 +20,7 @@ export interface ShownImage {
   height?: number;
 }
 
-export interface FileBytes {
+interface FileBytes {
   bytes: Buffer;
   /** sha256 of the bytes, hex: the key of the extraction cache. */
   contentHash: string;

@@ -4,7 +4,7 @@
  * the cache, search), preloads, prefetch and the images shown to the model. Reading a document's bytes is
  * documents/; finding passages in it is search/.
  */
-export { registerThreadFiles, listThreadFiles, registerVirtualFile, type MessageFiles } from './registry';
-export { createThreadFileAccess, type FileAccess, type ThreadFileAccess, type ThreadFileAccessOptions } from './thread-file-access';
-export type { FileSource, OpenFileSource, FileBytes, ShownImage } from './file-source';
-export { describeFileError } from './describe-file-error';
+export { registerThreadFiles, listThreadFiles,   } from './registry';
+;
+;
+;

@@ -82,7 +82,7 @@ export interface FreshExtractionOptions {
   now?: () => number;
 }
 
-export const FIRST_REQUEST_WAIT_MS = 3_000;
+const FIRST_REQUEST_WAIT_MS = 3_000;
 const FIRST_REQUEST_MAX_WAIT_BYTES = 5 * 1024 * 1024;
 
 /**
@@ -135,6 +135,6 @@ export async function awaitFreshExtractions(access: FileAccess, files: ThreadFil
  * corpus (bench extract.*): ~1 s per MB of PDF or Office file plus start-up; a scan is slower but cannot be told
  * from its size, so the estimate is a floor the model can plan with, not a promise.
  */
-export function estimateExtractionSeconds(file: Pick<ThreadFile, 'sizeBytes'>): number {
+function estimateExtractionSeconds(file: Pick<ThreadFile, 'sizeBytes'>): number {
   return 2 + file.sizeBytes / (1024 * 1024);
 }

@@ -15,7 +15,7 @@ import type { Database } from '../store/database';
 import { threadFiles } from '../store/schema';
 import { toCellValue } from '../tables/cell-values';
 import { resultToCsv } from '../tables/result-csv';
-import { resultId, resultName, type NewResult, type ResultStore, type StoredResult } from '../tables/result-store';
+import { resultId, resultName, type ResultStore, type StoredResult } from '../tables/result-store';
 import type { CellValue } from '../tables/types';
 import { findCachedRead, linkSlackFile } from './file-store';
 import { isResultFile, resultContentHash, resultFileKey } from './result-file-key';
@@ -23,7 +23,7 @@ import type { FileAccess } from './thread-file-access';
 import { toThreadFile } from './thread-file-row';
 
 /** A note of a result's document: what the query was and what came back, for the model and for reading it back. */
-export const RESULT_NOTE_PREFIX = 'query result: ';
+const RESULT_NOTE_PREFIX = 'query result: ';
 
 type ResultMeta = Pick<StoredResult, 'sourceFileId' | 'sql' | 'columns' | 'totalRows' | 'totalRowsExact' | 'truncated'>;
 
@@ -143,4 +143,4 @@ function fromCsvCell(text: string, type: string): CellValue {
   return toCellValue(text, type);
 }
 
-export type { NewResult };
+;

@@ -49,7 +49,7 @@ function isPdfPictureList(file: ThreadFile): boolean {
 }
 
 /** Full-text search over files already extracted (search); keys of contentHashes are file ids. */
-export type { Searcher };
+;
 
 export interface ThreadFileAccessOptions extends DocumentReaderOptions {
   threadId: number;

@@ -89,7 +89,7 @@ export async function backfillChannel(api: KnowledgeSlackApi, db: Database, chan
 }
 
 /** channel | group | im | mpim, as message events name a conversation's kind. */
-export function kindOf(channel: { is_im?: boolean; is_mpim?: boolean; is_private?: boolean }): string {
+function kindOf(channel: { is_im?: boolean; is_mpim?: boolean; is_private?: boolean }): string {
   if (channel.is_im) return 'im';
   if (channel.is_mpim) return 'mpim';
   return channel.is_private ? 'group' : 'channel';

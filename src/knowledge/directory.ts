@@ -8,7 +8,7 @@ import { createBoundedCache, type BoundedCache } from '../core/bounded-cache';
 import { systemClock, type Clock } from '../core/clock';
 import { callWithRateLimit, type KnowledgeSlackApi } from './slack-api';
 
-export interface ChannelFacts {
+interface ChannelFacts {
   id: string;
   name?: string;
   /** A public channel: anyone in its workspace may read it. */
@@ -28,7 +28,7 @@ export interface KnowledgeDirectory {
   onMembershipEvent(event: unknown): MembershipChange | undefined;
 }
 
-export interface MembershipChange {
+interface MembershipChange {
   channelId: string;
   userId: string;
   joined: boolean;
@@ -99,7 +99,7 @@ export function createSlackDirectory(api: KnowledgeSlackApi, options: DirectoryO
 }
 
 /** member_joined_channel / member_left_channel → who, where; undefined for anything else. */
-export function parseMembershipEvent(event: unknown): MembershipChange | undefined {
+function parseMembershipEvent(event: unknown): MembershipChange | undefined {
   if (!event || typeof event !== 'object') return undefined;
   const { type, channel, user } = event as { type?: unknown; channel?: unknown; user?: unknown };
   if (type !== 'member_joined_channel' && type !== 'member_left_channel') return undefined;
@@ -107,13 +107,8 @@ export function parseMembershipEvent(event: unknown): MembershipChange | undefin
   return { channelId: channel, userId: user, joined: type === 'member_joined_channel' };
 }
 
-/** Refreshes the directory's view of a channel's members after a membership event; see KnowledgeDirectory. */
-export function onMembershipEvent(directory: KnowledgeDirectory, event: unknown): MembershipChange | undefined {
-  return directory.onMembershipEvent(event);
-}
-
 /** https://<workspace>.slack.com/archives/C…/p<ts without the point>, with the thread for a reply. */
-export function canonicalPermalink(workspaceUrl: string | undefined, channelId: string, ts: string, threadTs?: string): string | undefined {
+function canonicalPermalink(workspaceUrl: string | undefined, channelId: string, ts: string, threadTs?: string): string | undefined {
   if (!workspaceUrl) return undefined;
   const base = workspaceUrl.endsWith('/') ? workspaceUrl : `${workspaceUrl}/`;
   const link = `${base}archives/${channelId}/p${ts.replace('.', '')}`;

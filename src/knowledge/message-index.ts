@@ -91,7 +91,7 @@ export async function indexMessages(db: Database, messages: readonly MessageToIn
 }
 
 /** Slack says the message was deleted: its text goes at once; the blank row keeps it from coming back. */
-export async function markMessageDeleted(db: Database, teamId: string, channelId: string, ts: string): Promise<void> {
+async function markMessageDeleted(db: Database, teamId: string, channelId: string, ts: string): Promise<void> {
   await db
     .insert(indexedMessages)
     .values({ teamId, channelId, ts, text: '', deleted: true, postedAt: tsToDate(ts), tokens: 0, tsv: sql`''::tsvector`, cjkTsv: null })

@@ -45,10 +45,6 @@ interface WordTerm {
   estimatedDf?: number;
 }
 
-export async function rankMessages(db: Database, scope: MessageScope, terms: QueryTerms, limit: number): Promise<RankedMessage[]> {
-  return (await rankMessagesForPhrasings(db, scope, [terms], limit))[0]!;
-}
-
 /**
  * Several phrasings of one question ranked in one transaction (one list each, for fusion): the statistics, the word
  * expansions and the planner setting are shared.
@@ -118,7 +114,7 @@ function candidateQuery(words: readonly WordTerm[]): string | undefined {
 }
 
 /** The scope as a WHERE condition on indexed_messages. */
-export function scopeCondition(scope: MessageScope): SQL {
+function scopeCondition(scope: MessageScope): SQL {
   const parts = [sql`channel_id = any(${toArrayLiteral([...scope.channelIds])}::text[])`, sql`not deleted`];
   if (scope.since) parts.push(sql`posted_at >= ${scope.since.toISOString()}::timestamptz`);
   if (scope.until) parts.push(sql`posted_at < ${scope.until.toISOString()}::timestamptz`);
@@ -131,7 +127,7 @@ export function scopeCondition(scope: MessageScope): SQL {
  * it holds, each rare term's document frequency counted over those (all its messages are among them), then BM25 and
  * only the best `limit` rows out of the database.
  */
-export function messageRankingQuery(
+function messageRankingQuery(
   scope: MessageScope,
   words: readonly WordTerm[],
   bigrams: readonly string[],
@@ -213,7 +209,7 @@ async function expandWords(db: Database, words: readonly string[]): Promise<Map<
   return new Map(words.map((word) => [word, expansionCache.get(word) ?? []]));
 }
 
-export interface ScopeStatistics {
+interface ScopeStatistics {
   /** Messages in the searched channels (BM25's N). */
   messages: number;
   /** Their average length in words. */
@@ -243,7 +239,7 @@ const statsCache = new WeakMap<Database, CachedStatistics>();
  * from PostgreSQL's own statistics of the tsv column (most_common_elems). The index is analysed from here when it
  * has no statistics yet or has doubled since: PGlite runs no autovacuum.
  */
-export async function scopeStatistics(db: Database, channelIds: readonly string[]): Promise<ScopeStatistics> {
+async function scopeStatistics(db: Database, channelIds: readonly string[]): Promise<ScopeStatistics> {
   let cached = statsCache.get(db);
   if (!cached || Date.now() - cached.at > STATS_TTL_MS || channelIds.some((id) => !cached!.byChannel.has(id))) {
     const rows = rowsOf<{ channel_id: string; messages: number | string; words: number | string | null }>(

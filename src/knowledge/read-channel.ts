@@ -21,7 +21,7 @@ export interface ChannelMessage {
   edited: boolean;
 }
 
-export interface ChannelThread {
+interface ChannelThread {
   /** Undefined when the thread started before `since` and its parent is no longer kept. */
   parent?: ChannelMessage;
   threadTs: string;

@@ -19,13 +19,13 @@ export interface ApiMessage {
   latest_reply?: string;
 }
 
-export interface ApiMessagesPage {
+interface ApiMessagesPage {
   messages?: ApiMessage[];
   has_more?: boolean;
   response_metadata?: { next_cursor?: string };
 }
 
-export interface ApiChannel {
+interface ApiChannel {
   id?: string;
   name?: string;
   is_private?: boolean;
@@ -73,7 +73,7 @@ export async function callWithRateLimit<T>(call: () => Promise<T>, clock: Clock,
 }
 
 /** The Retry-After of a rate-limited call, in seconds; undefined for any other error. */
-export function retryAfterSeconds(error: unknown): number | undefined {
+function retryAfterSeconds(error: unknown): number | undefined {
   if (!error || typeof error !== 'object') return undefined;
   const { code, retryAfter, status } = error as { code?: unknown; retryAfter?: unknown; status?: unknown };
   if (code !== 'slack_webapi_rate_limited_error' && status !== 429) return undefined;

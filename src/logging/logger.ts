@@ -53,7 +53,7 @@ const MESSAGE_TEXT_IN_JSON = new RegExp(`"(${MESSAGE_TEXT_KEYS.join('|')})"\\s*:
  * Replaces what people wrote with "[redacted]": in fields (by key) and in JSON quoted inside a message (Bolt and
  * the Web API client log whole payloads at debug level). LOG_MESSAGE_TEXT=true turns it off for debugging.
  */
-export function redactMessageText(message: string, fields: LogFields): { message: string; fields: LogFields } {
+function redactMessageText(message: string, fields: LogFields): { message: string; fields: LogFields } {
   const keys = new Set(MESSAGE_TEXT_KEYS);
   const scrub = (value: unknown, depth: number): unknown => {
     if (depth > 8 || value === null || typeof value !== 'object' || value instanceof Error) return value;

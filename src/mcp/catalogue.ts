@@ -8,7 +8,7 @@ import { cleanToolSchema } from './clean-schema';
 import type { McpServerConfig } from './mcp-config';
 import { nameServerTools } from './tool-names';
 
-export interface McpToolHints {
+interface McpToolHints {
   readOnly?: boolean;
   destructive?: boolean;
   idempotent?: boolean;

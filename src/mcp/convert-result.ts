@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { formatBytes, formatCount } from '../core/format';
 
-export interface McpToolImage {
+interface McpToolImage {
   /** As the server declared it, e.g. image/png. The caller checks the bytes before showing it. */
   mimeType: string;
   /** Base64, as it came. */

@@ -8,7 +8,7 @@ import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { causesOf, codeOf, messageOf } from '../core/errors';
 
-export type ErrorKind = 'unreachable' | 'timeout' | 'session_expired' | 'server_error';
+type ErrorKind = 'unreachable' | 'timeout' | 'session_expired' | 'server_error';
 
 export interface DescribedError {
   kind: ErrorKind;

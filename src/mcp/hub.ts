@@ -33,13 +33,13 @@ export interface McpHubOptions {
   closeGraceMs?: number;
 }
 
-export interface McpCallOptions {
+interface McpCallOptions {
   signal?: AbortSignal;
   /** Cap on the result's text for this call (e.g. what the context has room for). */
   maxChars?: number;
 }
 
-export interface McpHealth {
+interface McpHealth {
   servers: ServerHealth[];
 }
 

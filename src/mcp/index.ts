@@ -23,13 +23,13 @@
  * with `trustAnnotations: true` — the server's own `readOnlyHint` without `destructiveHint`); otherwise the hints are
  * in `hints` for display only.
  */
-export { parseMcpConfig, type McpConfig, type McpConfigResult, type McpServerConfig } from './mcp-config';
+export { parseMcpConfig, type McpConfig,  type McpServerConfig } from './mcp-config';
 export { loadMcpConfig } from './load-mcp-config';
-export { createMcpHub, OPENAI_TOOL_LIMIT, type McpHub, type McpHubOptions, type McpCallOptions, type McpHealth } from './hub';
-export type { McpTool, McpToolHints } from './catalogue';
-export type { McpToolResult, McpToolImage } from './convert-result';
-export type { ServerHealth, ServerState } from './server-connection';
-export { McpToolFailure, isMcpToolFailure, type McpFailureCode } from './failures';
-export { createPersonalServers, finishSignIn, CONNECT_TOOL, type PersonalServers, type PersonalServersOptions, type PersonalCallOptions, type Speaker } from './oauth/person-servers';
-export type { OAuthStore, PersonServerKey } from './oauth/oauth-store';
-export { PersonAuthProvider } from './oauth/person-auth-provider';
+export { createMcpHub, OPENAI_TOOL_LIMIT, type McpHub, type McpHubOptions,   } from './hub';
+export type { McpTool,  } from './catalogue';
+export type { McpToolResult,  } from './convert-result';
+export type { ServerHealth,  } from './server-connection';
+export { McpToolFailure, isMcpToolFailure,  } from './failures';
+export { createPersonalServers,   type PersonalServers,   type Speaker } from './oauth/person-servers';
+;
+;

@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { parseMcpConfig, type McpConfigResult } from './mcp-config';
 import { codeOf, messageOf } from '../core/errors';
 
-export const DEFAULT_MCP_CONFIG_FILE = 'mcp.json';
+const DEFAULT_MCP_CONFIG_FILE = 'mcp.json';
 
 export interface LoadMcpConfigInput {
   /** MCP_CONFIG, when set. */

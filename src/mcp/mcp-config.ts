@@ -46,7 +46,7 @@ export interface McpServerConfig {
   auth?: McpOAuthConfig;
 }
 
-export interface McpOAuthConfig {
+interface McpOAuthConfig {
   kind: 'oauth';
   /** Pre-registered client, for servers without dynamic client registration. */
   clientId?: string;
@@ -68,7 +68,7 @@ export interface McpConfig {
 
 export type McpConfigResult = { ok: true; config: McpConfig } | { ok: false; problems: string[] };
 
-export const DEFAULT_MCP_TIMEOUT_SECONDS = 60;
+const DEFAULT_MCP_TIMEOUT_SECONDS = 60;
 const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const SECRET_VARIABLE = /TOKEN|KEY|SECRET|PASS|AUTH|CRED|PAT\b|COOKIE|SESSION/i;

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
-export const MAX_TOOL_NAME_LENGTH = 64;
+const MAX_TOOL_NAME_LENGTH = 64;
 export const SERVER_TOOL_SEPARATOR = '__';
 /** Server names are capped so every tool keeps at least this much of its own name. */
 export const MAX_SERVER_NAME_LENGTH = 40;

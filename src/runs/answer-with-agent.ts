@@ -19,7 +19,7 @@ import { withKnowledgeTools } from './run-knowledge';
 /** Rotated by Slack's native status while the model thinks. */
 const THINKING_MESSAGES = ['Thinking…', 'Weighing what I read…', 'Working out the answer…'];
 
-export interface AgentSettings {
+interface AgentSettings {
   maxIterations: number;
   runTimeoutMs: number;
   toolTimeoutMs: number;

@@ -8,7 +8,7 @@ import type { AccessPolicy, AccessRefusal } from './access-policy';
 import { admitMessages, type Admission, type IntakeItem } from './admit-messages';
 import { causesOf, codeOf } from '../core/errors';
 
-export type { IntakeItem } from './admit-messages';
+;
 
 export interface IntakeDependencies {
   db: Database;

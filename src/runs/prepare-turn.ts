@@ -107,7 +107,7 @@ function currentTurnFileIds(turns: ConversationTurn[]): string[] {
 }
 
 /** The skills the channel offers: all of them unless its settings name some. */
-export function offeredSkills(skills: SkillSummary[], settings: Pick<EffectiveChannelSettings, 'skills'> | undefined): SkillSummary[] {
+function offeredSkills(skills: SkillSummary[], settings: Pick<EffectiveChannelSettings, 'skills'> | undefined): SkillSummary[] {
   if (!settings?.skills) return skills;
   const offered = new Set(settings.skills);
   return skills.filter((skill) => offered.has(skill.name));

@@ -13,7 +13,7 @@ export interface RunCostDependencies {
 }
 
 /** A run's totals as its record keeps them: which model answered, how, and what its tokens cost. */
-export interface RunCosts {
+interface RunCosts {
   model: string;
   strategy?: string;
   inputTokens: number;

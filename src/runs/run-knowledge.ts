@@ -12,7 +12,7 @@ import type { Tool } from '../tools/tool';
 import type { RunAsker, RunKnowledge, ThreadSource } from './seams';
 
 /** Most tokens the memories block may take in a request. */
-export const MEMORIES_BLOCK_TOKENS = 600;
+const MEMORIES_BLOCK_TOKENS = 600;
 
 /** The asker of a run; undefined when the run names nobody (then it has no knowledge tools). */
 export function askerOf(thread: ThreadRow, run: RunRow, messages: readonly SlackMessage[], bot: BotIdentity, channel: ChannelInfo): RunAsker | undefined {

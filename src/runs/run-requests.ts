@@ -7,7 +7,7 @@ import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
 
 /** `cancelled`: it was waiting, and is no more; `flagged`: it stops at its next heartbeat; `finished`: too late. */
-export type CancelOutcome = 'cancelled' | 'flagged' | 'finished';
+type CancelOutcome = 'cancelled' | 'flagged' | 'finished';
 
 export interface RunRequests {
   cancel(runId: number): Promise<CancelOutcome>;

@@ -27,14 +27,14 @@ export interface ThreadSource {
 }
 
 /** What the thread shows while the run works. Never throws. */
-export interface StatusLine {
+interface StatusLine {
   set(status: string, loadingMessages?: string[]): Promise<void>;
   /** Removes every trace of the status; waits for pending updates. */
   clear(): Promise<void>;
 }
 
 /** The answer as it is written: streamed while the model writes, completed or replaced at the end. */
-export interface AnswerStream {
+interface AnswerStream {
   append(delta: string): void;
   /** The text so far was a preamble before tool calls; later text continues after a paragraph break. */
   breakParagraph(): void;
@@ -67,7 +67,7 @@ export interface AnswerChannel {
   output?: ThreadOutput;
 }
 
-export interface ApprovalRequestMessage {
+interface ApprovalRequestMessage {
   approvalId: number;
   prompt: ApprovalPrompt;
   /** The person who asked the question: they (or an admin) decide. */
@@ -75,7 +75,7 @@ export interface ApprovalRequestMessage {
   expiresAt: Date;
 }
 
-export interface AnswerTarget {
+interface AnswerTarget {
   runId: number;
   /** The channel's answer visibility is "thread and channel": a short answer is also sent to the channel. */
   alsoToChannel?: boolean;
@@ -88,7 +88,7 @@ export interface AnswerTarget {
 }
 
 /** Told what the channel puts in the thread, so the ledger knows it if the process dies. */
-export interface AnswerChannelHooks {
+interface AnswerChannelHooks {
   /** A status message was posted (its ts) or removed (null): a :x: on it cancels the run. */
   onStatusMessage(ts: string | null): Promise<void>;
   /** The answer started a message; resolves before more of the answer goes out. */
@@ -122,7 +122,7 @@ export interface RunLedger {
   decisions(runId: number): Promise<Map<string, ApprovalDecision>>;
 }
 
-export type ParkRequest = LedgerParkRequest & { turn: ParkedTurn };
+type ParkRequest = LedgerParkRequest & { turn: ParkedTurn };
 
 /** The thread's files, opened for one run. Nothing of it outlives the run. */
 export interface ThreadFiles {
@@ -130,7 +130,7 @@ export interface ThreadFiles {
   open(threadId: number, messages: SlackMessage[], names: ReadonlyMap<string, string>, limits?: FileLimits): Promise<RunFiles>;
 }
 
-export interface FileLimits {
+interface FileLimits {
   /** 0 = no preloads. */
   preloadKb: number;
   maxImagesPerTurn: number;

@@ -46,7 +46,7 @@ export function limitRefusalFor(limits: DailyLimits | undefined, trigger: Trigge
 }
 
 /** "at midnight UTC (in about 3 hours)". */
-export function describeReset(now: Date): string {
+function describeReset(now: Date): string {
   const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
   const minutes = Math.max(1, Math.round((next - now.getTime()) / 60_000));
   const wait = minutes < 60 ? `${minutes} minute${minutes === 1 ? '' : 's'}` : `${Math.round(minutes / 60)} hour${Math.round(minutes / 60) === 1 ? '' : 's'}`;

@@ -17,7 +17,7 @@ import { closestWords, selectSnippet } from './select-snippet';
 import { describeTextLanguage } from '../text/language';
 
 /** What the thread's file access asks for: these files (already extracted), their content hashes by file id. */
-export interface SearchRequest {
+interface SearchRequest {
   files: ThreadFile[];
   contentHashes: Map<string, string>;
   /**

@@ -153,6 +153,6 @@ function trigramsOf(word: string): Set<string> {
 }
 
 /** Lower case without accents: "Sierpiński" and "sierpinski" compare equal. */
-export function fold(word: string): string {
+function fold(word: string): string {
   return word.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
 }

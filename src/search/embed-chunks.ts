@@ -56,13 +56,3 @@ export async function embedMissingChunks(
   }
 }
 
-/** True when every chunk of the document carries a vector of this model. */
-export async function hasAllEmbeddings(db: Database, contentHash: string, model: string): Promise<boolean> {
-  const [row] = await db
-    .select({ missing: sql<number>`count(*)` })
-    .from(chunks)
-    .where(
-      and(eq(chunks.contentHash, contentHash), or(isNull(chunks.embeddingModel), ne(chunks.embeddingModel, model))),
-    );
-  return Number(row?.missing ?? 0) === 0;
-}

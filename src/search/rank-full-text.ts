@@ -66,7 +66,7 @@ export async function rankByFullText(
 }
 
 /** The ranking statement on its own, so it can be explained (EXPLAIN ANALYZE) as well as run. */
-export function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: number, expansions: Expansion[] = []): SQL {
+function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: number, expansions: Expansion[] = []): SQL {
   const configs = JSON.stringify(['simple', ...STEMMED_CONFIGS]);
   const hashes = toArrayLiteral(contentHashes);
   // A fuzzy lexeme counts for its query word (a chunk with both is not counted twice); a compound part is a term of

@@ -9,7 +9,7 @@ export const MAX_DESCRIPTION_CHARS = 500;
 const KNOWN_KEYS = new Set(['name', 'description', 'when_to_use']);
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
-export interface ParsedSkillFile {
+interface ParsedSkillFile {
   summary: SkillSummary;
   body: string;
   /** Paths the body names inside its own folder ("jira/templates/bug.md"); each must exist. */

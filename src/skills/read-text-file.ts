@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { SkillReadError } from './skill-errors';
 
 /** A skill file is read into the model's context whole; anything bigger than this is not a playbook. */
-export const MAX_SKILL_FILE_BYTES = 256 * 1024;
+const MAX_SKILL_FILE_BYTES = 256 * 1024;
 
 /**
  * Reads a skill file as UTF-8 text. Binary files are refused rather than decoded into replacement characters
@@ -27,7 +27,7 @@ export async function readTextFile(file: string, shown: string): Promise<string>
 }
 
 /** The text of a UTF-8 buffer, or undefined when it is binary (NUL bytes) or not valid UTF-8. */
-export function decodeText(buffer: Uint8Array): string | undefined {
+function decodeText(buffer: Uint8Array): string | undefined {
   if (buffer.includes(0)) return undefined;
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(buffer).replace(/^\uFEFF/, '');

@@ -70,7 +70,7 @@ export async function resolveInsideRoot(realRoot: string, candidate: string, sho
   return real;
 }
 
-export function isMissing(error: unknown): boolean {
+function isMissing(error: unknown): boolean {
   const code = codeOf(error);
   return code === 'ENOENT' || code === 'ENOTDIR';
 }

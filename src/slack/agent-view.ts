@@ -27,7 +27,7 @@ export interface AgentViewHost {
 }
 
 /** The channel Slack says the person is looking at, from either event shape. */
-export function contextChannelOf(event: AssistantThreadEventPayload | AppContextChangedPayload): string | undefined {
+function contextChannelOf(event: AssistantThreadEventPayload | AppContextChangedPayload): string | undefined {
   if (event.type !== 'app_context_changed') return event.assistant_thread.context?.channel_id || undefined;
   const entities = event.context?.entities ?? [];
   for (const entity of entities) {

@@ -28,7 +28,7 @@ export interface SlackAnswerChannelOptions {
 }
 
 /** How long an answer may be to be "also sent to channel" where the channel's settings ask for it. */
-export const SHORT_ANSWER_CHARS = 700;
+const SHORT_ANSWER_CHARS = 700;
 
 export function createSlackAnswerChannels(client: WebClient, options: SlackAnswerChannelOptions): OpenAnswerChannel {
   return (target, hooks) => {

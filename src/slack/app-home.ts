@@ -110,7 +110,7 @@ async function recentWithLinks(client: WebClient, deps: AppHomeDependencies, use
   );
 }
 
-export interface HomeContent {
+interface HomeContent {
   botName: string;
   channels: ChannelLine[];
   recent: Array<RecentQuestion & { link?: string }>;
@@ -120,7 +120,7 @@ export interface HomeContent {
   tools: ToolListing[];
 }
 
-export function renderHome(content: HomeContent): unknown[] {
+function renderHome(content: HomeContent): unknown[] {
   const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text: text.slice(0, 3000) } });
   const header = (text: string) => ({ type: 'header', text: { type: 'plain_text', text } });
   const blocks: unknown[] = [

@@ -11,9 +11,9 @@ import { slackErrorCode } from '../core/errors';
 import { askOnBehalf, QuestionNotRecorded } from './ask-on-behalf';
 import type { ViewHost } from './settings-surface';
 
-export const MESSAGE_SHORTCUT_ID = 'threadwise_ask_message';
-export const GLOBAL_SHORTCUT_ID = 'threadwise_ask_global';
-export const ASK_VIEW_ID = 'threadwise_ask';
+const MESSAGE_SHORTCUT_ID = 'threadwise_ask_message';
+const GLOBAL_SHORTCUT_ID = 'threadwise_ask_global';
+const ASK_VIEW_ID = 'threadwise_ask';
 
 export interface ShortcutHost extends ViewHost {
   shortcut(callbackId: string, listener: (args: { ack(): Promise<void>; shortcut: any; body: any; client: WebClient }) => Promise<void>): unknown;
@@ -35,7 +35,7 @@ interface AskTarget {
   threadTs?: string;
 }
 
-export function buildAskView(target: AskTarget, where: string) {
+function buildAskView(target: AskTarget, where: string) {
   return {
     type: 'modal' as const,
     callback_id: ASK_VIEW_ID,

@@ -8,10 +8,6 @@ export interface SlackWorkspace {
   teamId?: string;
 }
 
-export async function identifyBot(client: WebClient): Promise<BotIdentity> {
-  return (await identifyBotAndWorkspace(client)).bot;
-}
-
 /** The bot and its workspace, from one auth.test. */
 export async function identifyBotAndWorkspace(client: WebClient): Promise<{ bot: BotIdentity; workspace: SlackWorkspace }> {
   const identity = await client.auth.test();

@@ -160,7 +160,7 @@ export function parseTriggers(text: string): Record<string, string> {
   return triggers;
 }
 
-export function formatPrompts(prompts: ReadonlyArray<{ title: string; message: string }>): string {
+function formatPrompts(prompts: ReadonlyArray<{ title: string; message: string }>): string {
   return prompts.map((p) => `${p.title} | ${p.message}`).join('\n');
 }
 

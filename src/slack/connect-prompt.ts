@@ -6,7 +6,7 @@
 import type { SignInPrompt } from '../core/sign-in';
 import { escapeMrkdwn } from './format/escape-mrkdwn';
 
-export const CONNECT_ACTION_ID = 'oauth_connect';
+const CONNECT_ACTION_ID = 'oauth_connect';
 
 /** "jira" → "Jira"; "github-enterprise" → "Github enterprise": the name as people say it, from mcp.json's key. */
 export function serverTitle(server: string): string {

@@ -46,14 +46,14 @@ export interface SlackDeletions {
 /** Reactions that stop a running answer when put on the question (or the bot's status message). */
 const CANCEL_REACTIONS = new Set(['x', 'octagonal_sign', 'no_entry', 'stop_sign']);
 
-export const ASK_USAGE =
+const ASK_USAGE =
   'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…); `/ask tools` lists the tools I can use here; `/ask settings` changes how I behave in this channel. You can also @mention me in any thread.';
 
 /** The events the listeners handle. */
 type ListenedEvent = 'app_mention' | 'message' | 'file_deleted' | 'reaction_added';
 
 /** An event's listener arguments: the event as validated (payload-schemas.ts) and the envelope it came in. */
-export interface EventArgs<Name extends keyof SlackEventPayloads> {
+interface EventArgs<Name extends keyof SlackEventPayloads> {
   event: SlackEventPayloads[Name];
   body: Pick<EventEnvelopePayload, 'event_id' | 'team_id'>;
   /** `deliveryId`: the recorded delivery it came in (the receiver's customProperties), when recorded. */

@@ -7,7 +7,7 @@ import type { WebClient } from '@slack/web-api';
 import type { Memory } from '../store/memory-store';
 import { renderMemoryAnnouncement } from './memory-blocks';
 
-export interface AnnouncementTarget {
+interface AnnouncementTarget {
   channelId: string;
   threadTs: string;
   /** Who asked: a personal memory's note is for them only. */

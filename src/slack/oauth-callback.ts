@@ -10,7 +10,7 @@ import { messageOf } from '../core/errors';
 import type { Logger } from '../logging/logger';
 import { serverTitle } from './connect-prompt';
 
-export interface CallbackSignIn {
+interface CallbackSignIn {
   teamId: string;
   userId: string;
   server: string;

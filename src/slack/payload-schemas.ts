@@ -181,9 +181,9 @@ const INTERACTION_SCHEMAS: Record<string, z.ZodType> = {
  */
 export type MessageEventPayload = z.infer<typeof messageEvent>;
 export type MessageDeletedPayload = z.infer<typeof messageDeleted>;
-export type OtherMessagePayload = z.infer<typeof otherMessage>;
+type OtherMessagePayload = z.infer<typeof otherMessage>;
 export type ReactionAddedPayload = z.infer<typeof reactionAdded>;
-export type FileDeletedPayload = z.infer<typeof fileDeleted>;
+type FileDeletedPayload = z.infer<typeof fileDeleted>;
 export type AppHomeOpenedPayload = z.infer<typeof appHomeOpened>;
 export type AssistantThreadEventPayload = z.infer<typeof assistantThreadEvent>;
 export type AppContextChangedPayload = z.infer<typeof appContextChanged>;
@@ -193,9 +193,6 @@ export type UserChangePayload = z.infer<typeof userChange>;
 export type AskCommandPayload = z.infer<typeof askCommand>;
 export type BlockActionsPayload = z.infer<typeof blockActions>;
 export type BlockActionPayload = BlockActionsPayload['actions'][number];
-export type MessageShortcutPayload = z.infer<typeof messageShortcut>;
-export type GlobalShortcutPayload = z.infer<typeof globalShortcut>;
-export type ViewSubmissionPayload = z.infer<typeof viewSubmission>;
 
 /** Each event threadwise handles, by name, as validated (eventSchemaFor). */
 export interface SlackEventPayloads {

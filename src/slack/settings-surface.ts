@@ -36,12 +36,12 @@ export interface ViewHost {
   ): unknown;
 }
 
-export function mayEditSettings(user: string, deps: Pick<SettingsSurfaceDependencies, 'admins' | 'editors'>): boolean {
+function mayEditSettings(user: string, deps: Pick<SettingsSurfaceDependencies, 'admins' | 'editors'>): boolean {
   return deps.admins.includes(user) || deps.editors === 'members';
 }
 
 /** The sentence for someone who may not edit: who can, and what to do. */
-export function whoMayEditSettings(deps: Pick<SettingsSurfaceDependencies, 'admins' | 'editors'>): string {
+function whoMayEditSettings(deps: Pick<SettingsSurfaceDependencies, 'admins' | 'editors'>): string {
   if (deps.admins.length === 0) {
     return 'Only threadwise’s admins can change its settings here, and none are set up (ADMIN_USERS is empty). Ask the team that runs threadwise.';
   }

@@ -42,7 +42,7 @@ export class SlackUploadError extends ThreadwiseError<UploadErrorCode> {
 }
 
 /** Most bytes one upload sends: Slack's own limit per file is 1 GB; what threadwise makes is far smaller. */
-export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 
 export async function uploadFileToThread(api: FileUploadWebApi, upload: UploadIntoThread, fetchImpl: typeof fetch = fetch): Promise<{ fileId: string }> {
   const context = { channel: upload.channel, threadTs: upload.threadTs, filename: upload.filename, bytes: upload.bytes.byteLength };

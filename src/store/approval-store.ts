@@ -8,7 +8,7 @@ import { approvals, runs } from './schema';
 
 export type ApprovalRow = typeof approvals.$inferSelect;
 
-export interface ApprovalRequest {
+interface ApprovalRequest {
   callId: string;
   tool: string;
   server?: string;

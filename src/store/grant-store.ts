@@ -25,9 +25,6 @@ export interface GrantSummary {
   lastUsedAt: Date;
 }
 
-/** What the grant store holds, as mcp/oauth/'s OAuthStore port wants it (matched by shape, not imported). */
-export type GrantStore = ReturnType<typeof createGrantStore>;
-
 const grantContext = (key: PersonServerKey) => `grant\0${key.teamId}\0${key.userId}\0${key.server}`;
 const clientContext = (server: string) => `client\0${server}`;
 

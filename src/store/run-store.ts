@@ -311,6 +311,6 @@ export async function listFeedback(db: Database, runId: number) {
 }
 
 /** Unique-constraint violations look different per driver (PGlite: cause.code, postgres.js: code). */
-export function isUniqueViolation(error: unknown): boolean {
+function isUniqueViolation(error: unknown): boolean {
   return causesOf(error).some((e) => codeOf(e) === '23505');
 }

@@ -14,9 +14,9 @@ import type { TokenCipher } from './token-cipher';
 export type SignInRow = typeof oauthSignIns.$inferSelect;
 
 /** How long a sign-in link works: DESIGN.md § Per-person sign-in. */
-export const SIGN_IN_TTL_MS = 10 * 60_000;
+const SIGN_IN_TTL_MS = 10 * 60_000;
 
-export function hashState(state: string): string {
+function hashState(state: string): string {
   return createHash('sha256').update(state, 'utf8').digest('hex');
 }
 

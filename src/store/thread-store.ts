@@ -91,6 +91,3 @@ export async function getThreadById(db: Database, id: number): Promise<ThreadRow
   return row;
 }
 
-export async function saveThreadSummary(db: Database, id: number, summary: string, coversTurns: number): Promise<void> {
-  await db.update(threads).set({ summary, summaryTurns: coversTurns }).where(eq(threads.id, id));
-}

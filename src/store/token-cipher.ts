@@ -9,7 +9,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { ThreadwiseError } from '../core/errors';
 
-export interface SealedValue {
+interface SealedValue {
   /** base64(iv ‖ tag ‖ ciphertext). */
   sealed: string;
   keyId: string;
@@ -23,7 +23,7 @@ export interface TokenCipher {
   open(value: SealedValue, context: string): { plaintext: string; stale: boolean };
 }
 
-export class TokenKeyUnknown extends ThreadwiseError<'token_key_unknown'> {
+class TokenKeyUnknown extends ThreadwiseError<'token_key_unknown'> {
   override readonly name = 'TokenKeyUnknown';
   constructor(keyId: string) {
     super('token_key_unknown', `a stored token was sealed with key ${keyId}, which is neither TOKEN_ENCRYPTION_KEY nor TOKEN_ENCRYPTION_KEY_PREVIOUS; that person must connect again`, { context: { keyId } });

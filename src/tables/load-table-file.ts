@@ -26,7 +26,7 @@ export interface LoadedDatabase {
 }
 
 /** The table every file is, whatever its kind (DESIGN.md § Contract). */
-export const DATA_TABLE = 'data';
+const DATA_TABLE = 'data';
 
 export async function loadTableFile(
   input: { key: string; name: string; kind: TableKind; path: string; scratchDir: string },

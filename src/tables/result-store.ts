@@ -22,7 +22,7 @@ export interface StoredResult {
   createdAt: Date;
 }
 
-export type NewResult = Omit<StoredResult, 'id' | 'name' | 'createdAt'> & { sourceFileName: string };
+type NewResult = Omit<StoredResult, 'id' | 'name' | 'createdAt'> & { sourceFileName: string };
 
 export interface ResultStore {
   /** Keeps a result and gives it its id and name. */

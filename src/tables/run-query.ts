@@ -12,7 +12,7 @@ import { formatTableList } from './format-table-list';
 import type { CellValue, LoadedFile, QueryLimits, TableColumn, TableResult } from './types';
 
 /** Why a running query was interrupted: its deadline, or the caller's cancel. */
-export type StopReason = 'deadline' | 'cancelled';
+type StopReason = 'deadline' | 'cancelled';
 
 export interface RunningQuery {
   /** Interrupts the query now (the caller's signal fired). */

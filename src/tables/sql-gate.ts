@@ -106,7 +106,7 @@ function tableFunctionNames(node: unknown, found = new Set<string>()): Set<strin
 }
 
 /** The refusal sentence for a statement that is not a SELECT, named by its first keyword (only for wording). */
-export function sentenceForStatement(sql: string): string {
+function sentenceForStatement(sql: string): string {
   const keyword = firstKeyword(sql);
   const known = STATEMENT_SENTENCES[keyword];
   if (known) return known;

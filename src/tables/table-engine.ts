@@ -39,7 +39,7 @@ export interface TableEngineOptions {
   scratchParent?: string;
 }
 
-export interface QueryOptions {
+interface QueryOptions {
   signal?: AbortSignal;
   limits?: Partial<QueryLimits>;
 }

@@ -6,8 +6,6 @@
 /** The tabular formats query_table reads. Bytes come from the file store, never from a path the model names. */
 export type TableKind = 'csv' | 'tsv' | 'xlsx' | 'parquet' | 'json';
 
-export const TABLE_KINDS: readonly TableKind[] = ['csv', 'tsv', 'xlsx', 'parquet', 'json'];
-
 /** One file to load: its content hash is the cache key, so the same bytes in two threads load once. */
 export interface TableSource {
   /** Content hash of the bytes (the file store's key); equal bytes share one loaded copy. */

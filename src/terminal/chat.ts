@@ -19,7 +19,7 @@ import { createOneShotApproval, createTerminalApproval } from './terminal-approv
 import { createTerminalDisplay, type TerminalStreams } from './terminal-display';
 
 /** Where the terminal's threads are stored. */
-export const TERMINAL_CHANNEL = 'local:terminal';
+const TERMINAL_CHANNEL = 'local:terminal';
 
 export interface ChatIO extends TerminalStreams {
   stdin: NodeJS.ReadStream;
@@ -38,7 +38,7 @@ export interface ChatInterrupts {
 
 const PROMPT = '› ';
 
-export const COMMANDS_HELP = `Commands:
+const COMMANDS_HELP = `Commands:
   /file PATH   add a file to the conversation (PDF, DOCX, PPTX, XLSX, CSV, HTML, text, images)
   /files       list the conversation's files and their ids
   /skills      list the skills threadwise can load
@@ -227,7 +227,7 @@ async function runJson(result: AskResult, conversation: Conversation, added: Loc
   return { ...result, files };
 }
 
-export function exitCodeOf(result: AskResult): number {
+function exitCodeOf(result: AskResult): number {
   return result.status === 'done' ? 0 : result.status === 'cancelled' ? 130 : 1;
 }
 
@@ -251,7 +251,7 @@ function describeFile(file: ThreadFile): string {
  * The paths after /file: the whole rest when it names something (a path with spaces, as typed), else words split
  * the way a shell would ('quoted', "quoted", back\ slashed — what dragging a file into a terminal gives).
  */
-export function splitPaths(rest: string, cwd: string): string[] {
+function splitPaths(rest: string, cwd: string): string[] {
   const whole = rest.trim();
   if (!whole) return [];
   if (existsSync(path.resolve(cwd, whole))) return [whole];

@@ -31,9 +31,9 @@ export interface Person {
 }
 
 /** The run (runs/answer-run.ts); a local run is never parked for approval: it asks on the spot, or refuses. */
-export type RunExecutor = (run: RunRow, signal: AbortSignal) => Promise<RunOutcome | { status: 'waiting_approval' }>;
+type RunExecutor = (run: RunRow, signal: AbortSignal) => Promise<RunOutcome | { status: 'waiting_approval' }>;
 
-export interface ToolCallRecord {
+interface ToolCallRecord {
   name: string;
   arguments: unknown;
   error?: string;

@@ -61,7 +61,7 @@ export function createOneShotApproval(io: TerminalStreams & { stdin: NodeJS.Read
 }
 
 /** "threadwise wants to run create_issue on tracker with {…}. Allow it? [y/N] " */
-export function approvalQuestion(prompt: ApprovalPrompt): string {
+function approvalQuestion(prompt: ApprovalPrompt): string {
   const where = prompt.server ? `${prompt.action} on ${prompt.server}` : prompt.action;
   const args = JSON.stringify(prompt.arguments ?? {}, null, 2) ?? '{}';
   const shown = args.length > 1_500 ? `${args.slice(0, 1_500)}\n  … (${args.length - 1_500} more characters)` : args;

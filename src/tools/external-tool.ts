@@ -8,7 +8,7 @@ import type { ApprovalPrompt, ApproveNow } from '../core/approval';
 import { ThreadwiseError } from '../core/errors';
 import type { Tool } from './tool';
 
-export interface ExternalToolResult {
+interface ExternalToolResult {
   /** For the model, already framed and capped by the source. */
   text: string;
   images: Array<{ dataUrl: string; name: string }>;

@@ -12,7 +12,7 @@ import type { ExtractedDocument } from '../core/thread-file';
 import type { Tool } from './tool';
 import { describeIfTable } from './table-summary';
 
-export interface ExtractFileOptions {
+interface ExtractFileOptions {
   /** Texts up to this many characters come back whole. Default 2,000. */
   inlineChars?: number;
   /** Characters of preview for larger texts. Default 600. */
@@ -25,7 +25,7 @@ const parameters = z.object({
   id: z.string().min(1).describe('File id from the files list, e.g. "F1".'),
 });
 
-export function createExtractFileTool(options: ExtractFileOptions = {}): Tool<z.infer<typeof parameters>> {
+function createExtractFileTool(options: ExtractFileOptions = {}): Tool<z.infer<typeof parameters>> {
   const inlineChars = options.inlineChars ?? 2_000;
   const previewChars = options.previewChars ?? 600;
   const outlineEntries = options.outlineEntries ?? 40;

@@ -27,7 +27,7 @@ export function createDefaultTools(): ToolRegistry {
   return createToolRegistry(builtInTools());
 }
 
-export { createToolRegistry, type ToolRegistry };
-export type { SkillReader, SubAgentRunner, ThreadTables, Tool, ToolContext } from './tool';
-export type { PostedFile, ThreadOutput } from './thread-output';
-export { createKnowledgeTools, type KnowledgeRequest, type KnowledgeToolDeps } from './knowledge-tools';
+export {  type ToolRegistry };
+export type { SkillReader,  ThreadTables, Tool,  } from './tool';
+export type {  ThreadOutput } from './thread-output';
+;

@@ -7,7 +7,7 @@ import type { KnowledgeDirectory } from '../knowledge/directory';
 import type { Database } from '../store/database';
 import type { Memory } from '../store/memory-store';
 
-export interface KnowledgeRequest {
+interface KnowledgeRequest {
   /** The asker's workspace. */
   teamId: string;
   /** The channel the question was asked in (a DM's id for a DM). */

@@ -11,7 +11,7 @@ import type { Tool } from './tool';
 import { describeIfTable } from './table-summary';
 
 /** Most characters per peek (about 5,000 tokens): big enough to read a section, small enough to page. */
-export const MAX_PEEK_CHARS = 20_000;
+const MAX_PEEK_CHARS = 20_000;
 
 const parameters = z.object({
   id: z.string().min(1).describe('File id from the files list, e.g. "F1", or a virtual file like "F1.txt".'),
@@ -19,7 +19,7 @@ const parameters = z.object({
   stop: z.number().int().describe(`Character to stop before (exclusive). At most ${formatCount(MAX_PEEK_CHARS)} characters after start.`),
 });
 
-export function createPeekFileTool(options: { maxChars?: number } = {}): Tool<z.infer<typeof parameters>> {
+function createPeekFileTool(options: { maxChars?: number } = {}): Tool<z.infer<typeof parameters>> {
   const maxChars = options.maxChars ?? MAX_PEEK_CHARS;
   return {
     name: 'peek_file',

@@ -14,9 +14,9 @@ import type { Tool } from './tool';
 import type { ResolveTableToolDeps } from './table-tools-context';
 
 /** Rows shown to the model per result (the whole result, up to the engine's cap, stays addressable by its id). */
-export const MODEL_ROWS = 200;
+const MODEL_ROWS = 200;
 /** Characters of rows shown to the model: fewer rows are shown when they are wide. */
-export const MODEL_CHARS = 12_000;
+const MODEL_CHARS = 12_000;
 
 const parameters = z.object({
   id: z.string().min(1).describe('File id of a CSV, TSV, XLSX, Parquet or JSON file from the files list, e.g. "F2".'),
@@ -57,7 +57,7 @@ export function createQueryTableTool(resolve: ResolveTableToolDeps): Tool<z.infe
 }
 
 /** The tool's text for a result: summary line, notes, the rows framed as data, and what to do next. */
-export function formatQueryResult(stored: StoredResult, result: TableResult): string {
+function formatQueryResult(stored: StoredResult, result: TableResult): string {
   const shown = rowsThatFit(stored);
   const total = result.totalRowsExact ? formatCount(result.totalRows) : `more than ${formatCount(result.totalRows)}`;
   const lines = [

@@ -12,7 +12,7 @@ import { progressName } from './progress-name';
 import type { Tool, ToolContext } from './tool';
 import type { SearchHit } from '../search/search-hit';
 
-export interface SearchFileOptions {
+interface SearchFileOptions {
   /** Passages returned for one file; every file ("*") gets a few more. Default 5. */
   limit?: number;
   /** Characters of each passage shown around its matches. Default 700; less when the context is nearly full. */
@@ -34,7 +34,7 @@ const parameters = z.object({
     ),
 });
 
-export function createSearchFileTool(options: SearchFileOptions = {}): Tool<z.infer<typeof parameters>> {
+function createSearchFileTool(options: SearchFileOptions = {}): Tool<z.infer<typeof parameters>> {
   const limit = options.limit ?? 5;
   const snippetChars = options.snippetChars ?? 700;
   return {

@@ -11,7 +11,7 @@ import type { ThreadOutput } from './thread-output';
 export type { ThreadOutput } from './thread-output';
 
 /** A thread file that is not a query result, as bytes to attach (extracted text, a generated file). */
-export interface AttachableFileReader {
+interface AttachableFileReader {
   /** Throws for an id not in the thread (the registry's UnknownFileError, listing what exists). */
   read(fileId: string, signal?: AbortSignal): Promise<{ name: string; bytes: Uint8Array; mimeType: string }>;
 }

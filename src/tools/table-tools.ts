@@ -9,7 +9,7 @@ import { createQueryTableTool } from './query-table';
 import type { Tool, ToolContext } from './tool';
 import type { TableToolDeps } from './table-tools-context';
 
-export type { ResolveTableToolDeps } from './table-tools-context';
+;
 
 export type TableToolDepsSource = TableToolDeps | ((context: ToolContext) => TableToolDeps);
 

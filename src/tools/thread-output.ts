@@ -5,7 +5,7 @@
  */
 
 /** What a posted file became: its Slack file id, or where it was written (a path the chat prints). */
-export interface PostedFile {
+interface PostedFile {
   fileId?: string;
   location?: string;
 }

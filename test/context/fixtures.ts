@@ -46,7 +46,7 @@ export function file(id: string, name: string, extra: Partial<ThreadFile> = {}):
   };
 }
 
-export function thread(turns: ConversationTurn[]): ThreadConversation {
+function thread(turns: ConversationTurn[]): ThreadConversation {
   return { channelId: 'C0SUPPORT', threadTs: '1700000000.000100', turns };
 }
 

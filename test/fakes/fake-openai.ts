@@ -14,8 +14,8 @@ import { listen, readBody, sendJson, Waiters } from './http';
 import { completionChunks, completionJson, completionTokens, type CompletionScript, type ToolCallScript } from './openai-completion';
 import { estimatePromptTokens, hasImages, validateChatRequest } from './openai-validate';
 
-export { cosine, fakeEmbedding } from './fake-embeddings';
-export type { ToolCallScript } from './openai-completion';
+export { cosine,  } from './fake-embeddings';
+;
 
 /** What the SDK sends to /v1/chat/completions. */
 export type ChatRequestBody = ChatCompletionCreateParams;
@@ -42,9 +42,9 @@ export type ScriptedReply =
   | { status: number; retryAfter?: number; error?: { message: string; type?: string; code?: string } }
   | { delayMs: number; then: ScriptedReply };
 
-export type ReplySource = ScriptedReply | ((request: ChatRequestBody) => ScriptedReply);
+type ReplySource = ScriptedReply | ((request: ChatRequestBody) => ScriptedReply);
 
-export interface ServedOutcome {
+interface ServedOutcome {
   /** 'reply' (a scripted completion), 'error' (a scripted error status), 'invalid' (failed validation),
    * 'rejected' (rejectTools/rejectImages/context window), 'aborted' (client went away, e.g. its timeout). */
   kind: 'reply' | 'error' | 'invalid' | 'rejected' | 'aborted';

@@ -25,18 +25,8 @@ import type {
   StoredMessage,
 } from './slack-types';
 
-export type {
-  AddFileInput,
-  FakeChannel,
-  FakeUser,
-  FileAccess,
-  RecordedCall,
-  SlackFailure,
-  SlackFileObject,
-  SlackReaction,
-  StoredMessage,
-} from './slack-types';
-export type { DownloadRecord } from './slack-files';
+;
+;
 
 export interface FakeSlackOptions {
   botToken?: string;
@@ -46,7 +36,7 @@ export interface FakeSlackOptions {
   botName?: string;
 }
 
-export interface AddMessageInput {
+interface AddMessageInput {
   ts?: string;
   thread_ts?: string;
   user?: string;
@@ -58,7 +48,7 @@ export interface AddMessageInput {
   blocks?: unknown[];
 }
 
-export interface EphemeralMessage {
+interface EphemeralMessage {
   channel: string;
   user: string;
   text?: string;

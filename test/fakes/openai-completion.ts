@@ -96,7 +96,7 @@ export function completionJson(model: string, script: CompletionScript, usage: U
 }
 
 /** Text in word-ish pieces, at least two when the text allows, so no answer arrives in a single delta. */
-export function splitText(text: string): string[] {
+function splitText(text: string): string[] {
   const words = text.match(/\S+\s*|\s+/g) ?? [];
   const pieces: string[] = [];
   for (let i = 0; i < words.length; i += 2) pieces.push(words.slice(i, i + 2).join(''));

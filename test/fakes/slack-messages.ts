@@ -5,12 +5,12 @@
 import type { FakeChannel, StoredMessage } from './slack-types';
 
 /** Slack ts "1700000000.000100" ⇄ integer microseconds, so ordering is numeric, not lexical. */
-export function tsToMicros(ts: string): number {
+function tsToMicros(ts: string): number {
   const [seconds = '0', fraction = ''] = ts.split('.');
   return Number(seconds) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
 }
 
-export function microsToTs(micros: number): string {
+function microsToTs(micros: number): string {
   const seconds = Math.floor(micros / 1_000_000);
   return `${seconds}.${String(micros % 1_000_000).padStart(6, '0')}`;
 }

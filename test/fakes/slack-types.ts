@@ -44,7 +44,7 @@ export interface SlackFileObject {
   thumb_pdf?: string;
 }
 
-export interface SlackReaction {
+interface SlackReaction {
   name: string;
   users: string[];
   count: number;

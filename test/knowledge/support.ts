@@ -21,12 +21,12 @@ export function tsHoursAgo(hoursAgo: number, micros = 100): string {
   return `${Math.floor(ms / 1000)}.${String(micros).padStart(6, '0')}`;
 }
 
-export interface RecordingClock extends Clock {
+interface RecordingClock extends Clock {
   waits: number[];
 }
 
 /** Time moves only by the waits asked for; each wait passes on the next tick. */
-export function recordingClock(start = NOW): RecordingClock {
+function recordingClock(start = NOW): RecordingClock {
   let now = start;
   const waits: number[] = [];
   return {

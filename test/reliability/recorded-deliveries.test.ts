@@ -5,7 +5,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { countReceipts, receiptsSettled, type ReceiptTable } from './support/recorded-receipts';
+import { receiptsSettled } from './support/recorded-receipts';
 import { ANA, CHANNEL, startHarness, type Harness } from '../support/harness';
 import { mentionEvent, slackEventEnvelope } from '../fakes/slack-signing';
 import { QUESTION_EVENT } from '../../src/conversation';
@@ -21,7 +21,6 @@ beforeEach(() => {
   h.model.reset();
 });
 
-const count = (table: ReceiptTable) => countReceipts(h.database.db, table);
 const settled = () => receiptsSettled(h.database.db);
 
 describe('recorded before the 200', () => {

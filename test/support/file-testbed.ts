@@ -14,7 +14,7 @@ import { threads } from '../../src/store/schema';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import type { TestDatabase } from './databases';
 
-export interface ThreadUnderTest {
+interface ThreadUnderTest {
   threadId: number;
   /** The files as registered (F1, F2… in the order given). */
   files: ThreadFile[];

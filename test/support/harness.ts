@@ -157,7 +157,7 @@ export function textOf(message: Posted): string {
   return markdown.length ? markdown.map((b) => b.text).join('\n') : (message.text ?? '');
 }
 
-export { newEventId };
+;
 
 /**
  * One harness for a test file: started before the first test, closed after the last, fakes reset between tests.

@@ -4,7 +4,6 @@
  * that work on a thread's files.
  */
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { createDocumentExtractor } from '../../src/documents';
 import { registerThreadFiles } from '../../src/files/registry';
 import { createSearcher, indexDocument, type Embedder } from '../../src/search';

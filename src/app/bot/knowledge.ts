@@ -26,7 +26,7 @@ import { memoriesForRequest } from '../../store/memory-store';
 import { createKnowledgeTools } from '../../tools/knowledge-tools';
 
 /** How far back a backfill reads, at start and when threadwise joins a channel. */
-export const BACKFILL_DAYS = 30;
+const BACKFILL_DAYS = 30;
 
 export interface KnowledgeWiring {
   app: { client: WebClient };

@@ -10,7 +10,6 @@ import { connect, type Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import type { PGlite } from '@electric-sql/pglite';
 import * as schema from '../../store/schema';
 import type { Database, DatabaseHandle, DatabaseLocation } from '../../store/database';

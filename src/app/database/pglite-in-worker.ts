@@ -29,14 +29,14 @@ interface QueryOptions {
   parsers?: Record<number, (value: string, typeId: number) => unknown>;
 }
 
-export interface WorkerPgliteTransaction {
+interface WorkerPgliteTransaction {
   query(sql: string, params?: unknown[], options?: QueryOptions): Promise<unknown>;
   exec(sql: string): Promise<unknown>;
   rollback(): Promise<void>;
   readonly closed: boolean;
 }
 
-export interface WorkerPgliteClient {
+interface WorkerPgliteClient {
   query(sql: string, params?: unknown[], options?: QueryOptions): Promise<unknown>;
   exec(sql: string): Promise<unknown>;
   transaction<T>(callback: (tx: WorkerPgliteTransaction) => Promise<T>): Promise<T>;

@@ -86,7 +86,7 @@ interface TarEntry {
 }
 
 /** Plain ustar, as writeTar makes it: regular files and folders, names up to 255 bytes (prefix + name). */
-export function* readTar(tar: Buffer): Generator<TarEntry> {
+function* readTar(tar: Buffer): Generator<TarEntry> {
   for (let offset = 0; offset + 512 <= tar.length; ) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((byte) => byte === 0)) return;

@@ -39,7 +39,7 @@ const WHAT_IT_MEANS: Record<string, string> = {
   '53300': 'the server has too many connections',
 };
 
-export function isDatabaseUnreachable(error: unknown): boolean {
+function isDatabaseUnreachable(error: unknown): boolean {
   return causesOf(error).some((e: any) => UNREACHABLE.has(e.code) || UNREACHABLE.has(e.errno));
 }
 
@@ -95,7 +95,7 @@ function misconfigured(error: unknown, where: string): StartupError {
   return new StartupError(`DATABASE_URL: could not open PostgreSQL at ${where} (${code}: ${redactedMessageOf(error)}); check DATABASE_URL`);
 }
 
-export function describeServer(url: string): string {
+function describeServer(url: string): string {
   try {
     const parsed = new URL(url);
     return `${parsed.hostname}:${parsed.port || '5432'}`;

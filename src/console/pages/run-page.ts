@@ -69,7 +69,7 @@ ${run.answer ? html`<pre>${run.answer}</pre>` : html`<p>${run.answerTs.length ? 
 }
 
 /** From the request to the decision; still waiting: for how long so far. */
-export function approvalWait(approval: Pick<Approval, 'createdAt' | 'decidedAt' | 'status'>, now: Date): string {
+function approvalWait(approval: Pick<Approval, 'createdAt' | 'decidedAt' | 'status'>, now: Date): string {
   if (approval.decidedAt) return formatDurationMs(approval.decidedAt.getTime() - approval.createdAt.getTime());
   return approval.status === 'pending' ? `${formatDurationMs(now.getTime() - approval.createdAt.getTime())} so far` : '—';
 }
@@ -92,7 +92,7 @@ function timeline(steps: Step[], runStart: Date, context: TimelineContext): Frag
  * recorded at the end of the run, so time is what ties them together). Older rows without a start time go under
  * the first ask_file.
  */
-export function nestSubAgentSteps(steps: Step[]): Map<number, Step[]> {
+function nestSubAgentSteps(steps: Step[]): Map<number, Step[]> {
   const parents = steps.filter((s) => s.kind === 'tool' && s.name === 'ask_file');
   const nested = new Map<number, Step[]>();
   for (const step of steps.filter((s) => s.kind.startsWith('subagent_'))) {

@@ -6,7 +6,7 @@ import type { RunCursor, RunFilters, RunListRow } from '../../store/console-quer
 import { formatDurationMs, formatUtc, type Fragment } from '../layout';
 import { channelLabel, personLabel, type Names } from '../names';
 
-export const RUN_STATUSES = ['pending', 'running', 'waiting_approval', 'resumable', 'done', 'failed', 'cancelled', 'refused'] as const;
+const RUN_STATUSES = ['pending', 'running', 'waiting_approval', 'resumable', 'done', 'failed', 'cancelled', 'refused'] as const;
 
 /** The filters as the form sends them; anything malformed is ignored rather than refused (it is a read). */
 export function parseRunFilters(query: Record<string, string | undefined>): RunFilters {

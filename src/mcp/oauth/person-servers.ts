@@ -38,7 +38,7 @@ export interface Speaker {
   userId: string;
 }
 
-export interface PersonalCallOptions {
+interface PersonalCallOptions {
   /** The person the run answers (a scheduled task: its owner). Required: a per-person server has no shared account. */
   as: Speaker | undefined;
   /** The run making the call: a sign-in that already expired unused in this run is not asked for again. */
@@ -91,7 +91,7 @@ export interface PersonalServersOptions {
   now?: () => number;
 }
 
-export const CONNECT_TOOL = 'connect';
+const CONNECT_TOOL = 'connect';
 const CallToolAnswer = z.looseObject({});
 const ListToolsPage = z.looseObject({ tools: z.array(z.unknown()).catch([]), nextCursor: z.string().optional().catch(undefined) });
 
@@ -379,7 +379,7 @@ async function listTools(client: Client, timeoutMs: number): Promise<unknown[]> 
  * The callback's half of a sign-in: exchanges the authorization code (with the verifier kept for the state) through
  * the SDK's auth(), which stores the person's tokens via their provider. Throws when the server refuses the code.
  */
-export async function finishSignIn(
+async function finishSignIn(
   server: McpServerConfig,
   request: { store: OAuthStore; key: PersonServerKey; redirectUrl: string; code: string; codeVerifier: string; clientName?: string },
 ): Promise<void> {

@@ -42,7 +42,7 @@ export interface WriterConfig {
 }
 
 /** What of the answer is in the thread. */
-export interface Screen {
+interface Screen {
   /** The messages the answer fills, in order: the live one first, then any continuations. */
   messages: string[];
   /** The first message is a chat stream not yet stopped. */

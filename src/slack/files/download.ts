@@ -29,7 +29,7 @@ export interface DownloadRequest {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 30_000;
+const DEFAULT_DOWNLOAD_TIMEOUT_MS = 30_000;
 const MAX_REDIRECTS = 3;
 
 export async function downloadSlackFile(request: DownloadRequest): Promise<CappedBody & { contentType?: string }> {

@@ -14,7 +14,7 @@ import type { ShownImage } from '../../files/file-source';
 import { FileReadError, type ThreadFile } from '../../core/thread-file';
 
 /** Largest first. Below 360 px, text in a screenshot is no longer legible: not worth sending. */
-export const THUMBNAIL_KEYS = ['thumb_1024', 'thumb_960', 'thumb_800', 'thumb_720', 'thumb_480', 'thumb_360'] as const;
+const THUMBNAIL_KEYS = ['thumb_1024', 'thumb_960', 'thumb_800', 'thumb_720', 'thumb_480', 'thumb_360'] as const;
 
 export interface ImageCandidate {
   key: 'original' | (typeof THUMBNAIL_KEYS)[number];

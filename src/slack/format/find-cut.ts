@@ -1,5 +1,5 @@
 /** Places to cut text where a reader expects a break, strongest first. */
-export type CutKind = 'paragraph' | 'line' | 'sentence' | 'word';
+type CutKind = 'paragraph' | 'line' | 'sentence' | 'word';
 
 /** Cut the text at `from` into `slice(from, from + end)` and what starts at `from + resume`; between is whitespace. */
 export interface Cut {

@@ -7,7 +7,7 @@ import { FALLBACK_TEXT_CHARS, MARKDOWN_CHARS_PER_MESSAGE } from './slack-limits'
 import { splitForSlack } from './split-for-slack';
 
 /** The only block an answer needs: Slack renders standard markdown in it (headings, lists, code; tables go as code). */
-export type SlackBlock = MarkdownBlock;
+type SlackBlock = MarkdownBlock;
 
 export interface SlackMessage {
   /** mrkdwn for notifications, search and clients that cannot show blocks. */

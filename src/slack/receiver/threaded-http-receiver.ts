@@ -15,7 +15,7 @@ export interface HealthReport {
 }
 
 /** A page served on GET beside the Slack endpoint (the OAuth callback): asked of the main thread. */
-export interface PageResponse {
+interface PageResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -54,7 +54,7 @@ export interface ThreadedHttpReceiverOptions {
 }
 
 /** A recorded delivery to process again (its process died before its run was written). */
-export interface ReplayedDelivery {
+interface ReplayedDelivery {
   id: string;
   body: Record<string, unknown>;
   retryNum?: number;
@@ -65,7 +65,7 @@ export interface ReplayedDelivery {
  * Bolt's side of a receiver, by shape: what it gives `init()` and what `processEvent` takes. Declared here so this
  * edge does not import Bolt (only the composition root does); Bolt's App and Receiver types accept it as it is.
  */
-export interface BoltEventProcessor {
+interface BoltEventProcessor {
   processEvent(event: {
     body: Record<string, any>;
     ack: (response?: any) => Promise<void>;

@@ -25,7 +25,7 @@ import type { ChatMessage, ChatModel } from '../../core/chat';
 import type { RunStepRecord } from '../../core/run-step';
 import { messageOf } from '../../core/errors';
 
-export interface FileSubAgentLimits {
+interface FileSubAgentLimits {
   /** A file up to this many tokens is read whole, in one call. */
   wholeFileTokens: number;
   /** Tokens of excerpts per model call. */
@@ -40,7 +40,7 @@ export interface FileSubAgentLimits {
   maxConcurrent: number;
 }
 
-export const DEFAULT_SUB_AGENT_LIMITS: FileSubAgentLimits = {
+const DEFAULT_SUB_AGENT_LIMITS: FileSubAgentLimits = {
   wholeFileTokens: 12_000,
   batchTokens: 6_000,
   maxModelCalls: 6,

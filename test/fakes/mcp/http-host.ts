@@ -24,7 +24,7 @@ export interface McpHttpHostOptions {
   requireHeaders?: Record<string, string>;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   headers: IncomingMessage['headers'];

@@ -28,13 +28,13 @@ export interface TrackerState {
   onCall?: (call: TrackerCall) => void;
 }
 
-export const TRACKER_BASE_URL = 'https://tracker.example.test/browse/';
+const TRACKER_BASE_URL = 'https://tracker.example.test/browse/';
 
 export function createTrackerState(issues: TrackerIssue[] = defaultIssues()): TrackerState {
   return { issues: issues.map((issue) => ({ ...issue, labels: [...issue.labels] })), calls: [] };
 }
 
-export function defaultIssues(): TrackerIssue[] {
+function defaultIssues(): TrackerIssue[] {
   return [
     { key: 'PROJ-1', title: 'Login page times out', description: 'SSO login hangs after 30 s.', status: 'in_progress', labels: ['auth'] },
     { key: 'PROJ-2', title: 'Export to CSV drops accents', description: 'Names like Zoë become Zo?.', status: 'open', labels: ['export'] },

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { listen, readBody, sendJson } from '../../fakes/http';
 
-export interface SocketModeConnection {
+interface SocketModeConnection {
   id: number;
   /** Envelope ids acknowledged on this connection. */
   acked: string[];

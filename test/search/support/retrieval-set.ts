@@ -49,7 +49,7 @@ export function retrievalFiles(questions: RetrievalQuestion[]): string[] {
 }
 
 /** A hit answers when it is on one of the question's pages, or (no pages) when it holds the evidence. */
-export function answers(hit: SearchHit, question: RetrievalQuestion): boolean {
+function answers(hit: SearchHit, question: RetrievalQuestion): boolean {
   if (question.pages) return hit.page !== undefined && question.pages.includes(hit.page);
   return normalise(hit.text).includes(normalise(question.evidence));
 }

@@ -7,7 +7,7 @@ export function withoutWhitespace(text: string): string {
 }
 
 /** Whether every character of `needle` appears in `haystack`, in order (extra fence lines may sit between). */
-export function isSubsequence(needle: string, haystack: string): boolean {
+function isSubsequence(needle: string, haystack: string): boolean {
   let at = 0;
   for (let i = 0; i < haystack.length && at < needle.length; i++) if (haystack[i] === needle[at]) at++;
   return at === needle.length;
@@ -28,12 +28,12 @@ export function unbalancedFence(piece: string): string | undefined {
   return open === undefined ? undefined : `fence ${open} left open`;
 }
 
-export function loneSurrogate(piece: string): string | undefined {
+function loneSurrogate(piece: string): string | undefined {
   return /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(piece) ? 'lone surrogate' : undefined;
 }
 
 /** Whether the end of one piece and the start of the next would have been one character on screen. */
-export function splitGrapheme(before: string, after: string): string | undefined {
+function splitGrapheme(before: string, after: string): string | undefined {
   // containing() rather than iterating: iterating segments is quadratic in Node 20's ICU.
   const last = graphemes.segment(before).containing(before.length - 1)?.segment ?? '';
   const first = graphemes.segment(after).containing(0)?.segment ?? '';
