@@ -212,25 +212,23 @@ function withOverview(registry: ToolRegistry, overview: () => ToolOverview): Too
   return copy;
 }
 
+/** A shared server's tool: called with the server's one credential from mcp.json. */
 function toExternalTool(hub: McpHub, tool: McpTool, approveNow: ApproveNow | undefined): Tool {
-  return createExternalTool({
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    server: tool.server,
-    action: tool.tool,
-    needsApproval: tool.needsApproval,
-    hints: { readOnly: tool.hints.readOnly, destructive: tool.hints.destructive },
-    approveNow,
-    async call(args, { signal, maxChars }) {
-      const result = await hub.call(tool.name, args, { signal, maxChars });
-      return { text: result.text, images: showableImages(tool, result) };
-    },
-  });
+  return toMcpTool(tool, approveNow, (args, options) => hub.call(tool.name, args, options));
 }
 
 /** A per-person server's tool: called with the speaker's own account; SignInRequired when they must connect first. */
 function toPersonalTool(personal: PersonalServers, tool: McpTool, caller: { speaker?: Speaker; runId?: number }, approveNow: ApproveNow | undefined): Tool {
+  const runId = caller.runId !== undefined ? { runId: caller.runId } : {};
+  return toMcpTool(tool, approveNow, (args, options) => personal.call(tool.name, args, { as: caller.speaker, ...runId, ...options }));
+}
+
+/** An MCP tool as the model sees it, whichever account `call` uses: approval as mcp.json says, images checked. */
+function toMcpTool(
+  tool: McpTool,
+  approveNow: ApproveNow | undefined,
+  call: (args: Record<string, unknown>, options: { signal: AbortSignal; maxChars: number }) => Promise<McpToolResult>,
+): Tool {
   return createExternalTool({
     name: tool.name,
     description: tool.description,
@@ -241,7 +239,7 @@ function toPersonalTool(personal: PersonalServers, tool: McpTool, caller: { spea
     hints: { readOnly: tool.hints.readOnly, destructive: tool.hints.destructive },
     approveNow,
     async call(args, { signal, maxChars }) {
-      const result = await personal.call(tool.name, args, { as: caller.speaker, ...(caller.runId !== undefined ? { runId: caller.runId } : {}), signal, maxChars });
+      const result = await call(args, { signal, maxChars });
       return { text: result.text, images: showableImages(tool, result) };
     },
   });
