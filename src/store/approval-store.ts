@@ -4,6 +4,7 @@
  */
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from './database';
+import { markRunParked, type RunCostsSoFar } from './park-run';
 import { approvals, runs } from './schema';
 
 export type ApprovalRow = typeof approvals.$inferSelect;
@@ -28,7 +29,7 @@ export interface ParkRequest {
   threadTs: string;
   expiresInMs: number;
   /** What the run cost so far; added to its totals. */
-  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number; costUsd?: number };
+  costs: RunCostsSoFar;
 }
 
 /**
@@ -37,28 +38,7 @@ export interface ParkRequest {
  */
 export async function parkRun(db: Database, request: ParkRequest): Promise<ApprovalRow[] | undefined> {
   return db.transaction(async (tx) => {
-    const [parked] = await tx
-      .update(runs)
-      .set({
-        status: 'waiting_approval',
-        parkedState: request.turn,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        // The resumed run counts its attempts afresh: waiting is not an interruption.
-        attempts: 0,
-        // The console tells a wait for approval from the approvals themselves.
-        currentStep: null,
-        currentStepAt: null,
-        draftTs: [],
-        model: request.costs.model,
-        strategy: request.costs.strategy,
-        iterations: request.costs.iterations ?? 0,
-        inputTokens: sql`${runs.inputTokens} + ${request.costs.inputTokens ?? 0}`,
-        outputTokens: sql`${runs.outputTokens} + ${request.costs.outputTokens ?? 0}`,
-        costUsd: sql`${runs.costUsd} + ${request.costs.costUsd ?? 0}`,
-      })
-      .where(and(eq(runs.id, request.runId), eq(runs.leaseOwner, request.owner), eq(runs.status, 'running')))
-      .returning({ id: runs.id });
+    const parked = await markRunParked(tx, { runId: request.runId, owner: request.owner, turn: request.turn, costs: request.costs, currentStep: null });
     if (!parked) return undefined;
     return tx
       .insert(approvals)

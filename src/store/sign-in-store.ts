@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from './database';
+import { markRunParked, type RunCostsSoFar } from './park-run';
 import { approvals, oauthSignIns, runs } from './schema';
 import type { TokenCipher } from './token-cipher';
 
@@ -55,7 +56,7 @@ export interface SignInParkRequest {
   turn: unknown;
   /** The sign-in requests the run waits for, each with the call that waits on it. */
   requests: Array<{ requestId: number; callId: string }>;
-  costs: { model?: string; strategy?: string; inputTokens?: number; outputTokens?: number; iterations?: number; costUsd?: number };
+  costs: RunCostsSoFar;
   /** The servers the person must sign in to: the run's current step for the console ("waiting for sign-in to jira"). */
   servers?: string[];
 }
@@ -67,26 +68,13 @@ export interface SignInParkRequest {
  */
 export async function parkRunForSignIn(db: Database, request: SignInParkRequest): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const [parked] = await tx
-      .update(runs)
-      .set({
-        status: 'waiting_approval',
-        parkedState: request.turn,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        attempts: 0,
-        draftTs: [],
-        currentStep: request.servers?.length ? { kind: 'sign_in', names: request.servers } : null,
-        currentStepAt: request.servers?.length ? sql`clock_timestamp()` : null,
-        model: request.costs.model,
-        strategy: request.costs.strategy,
-        iterations: request.costs.iterations ?? 0,
-        inputTokens: sql`${runs.inputTokens} + ${request.costs.inputTokens ?? 0}`,
-        outputTokens: sql`${runs.outputTokens} + ${request.costs.outputTokens ?? 0}`,
-        costUsd: sql`${runs.costUsd} + ${request.costs.costUsd ?? 0}`,
-      })
-      .where(and(eq(runs.id, request.runId), eq(runs.leaseOwner, request.owner), eq(runs.status, 'running')))
-      .returning({ id: runs.id });
+    const parked = await markRunParked(tx, {
+      runId: request.runId,
+      owner: request.owner,
+      turn: request.turn,
+      costs: request.costs,
+      currentStep: request.servers?.length ? { kind: 'sign_in', names: request.servers } : null,
+    });
     if (!parked) return false;
     for (const { requestId, callId } of request.requests) {
       await tx
