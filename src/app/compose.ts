@@ -15,7 +15,7 @@ import type { OpenFileSource } from '../files/file-source';
 import { createThreadFiles } from '../files/thread-files';
 import type { Logger } from '../logging/logger';
 import { createMcpHub, loadMcpConfig, type McpConfig } from '../mcp';
-import { createRunExecutor } from '../runs/answer-run';
+import { createRunExecutor, type RunDependencies } from '../runs/answer-run';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from '../runs/seams';
 import { loadSkillLibrary, SkillLoadError } from '../skills';
 import type { Database, DatabaseHandle } from '../store/database';
@@ -57,6 +57,9 @@ export interface EdgeSeams {
   settingsFor?: RunSettingsSource;
   /** Asks the person at hand instead of parking the run for a decision in the thread. */
   approveNow?: ApproveNow;
+  /** Scheduled tasks (Slack only): an occurrence's request, and the tools a run is offered as its asker. */
+  scheduledRequest?: RunDependencies['scheduledRequest'];
+  runTools?: RunDependencies['runTools'];
 }
 
 export type Composition = Awaited<ReturnType<typeof composeThreadwise>>;
@@ -122,6 +125,8 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
       logger,
       prices: config.prices,
       observer,
+      scheduledRequest: edge.scheduledRequest,
+      runTools: edge.runTools,
     });
   }
 

@@ -50,6 +50,8 @@ export interface StartOptions {
   /** How often housekeeping (dedupe pruning, the retention sweep) runs, and when first after start (tests). */
   housekeepingMs?: number;
   firstHousekeepingMs?: number;
+  /** How often an idle task scheduler looks whether tasks changed on another replica (tests); default 30 s. */
+  taskCheckEveryMs?: number;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
 }
@@ -112,7 +114,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     const settleDelivery = (deliveryId: string) => recorded?.onDelivered(deliveryId);
     const slack = await openSlackApp(config, { logger, database, replicaId, health, onDelivered: settleDelivery, activity, killAfterAckForTests: options.killAfterAckForTests });
     const { app, bot } = slack;
-    const { worker, intake, deliveries, settings, wakeWorker } = await wireSlackAnswers(config, {
+    const { worker, intake, deliveries, settings, wakeWorker, scheduler } = await wireSlackAnswers(config, {
       composition: parts,
       slack,
       closers,
@@ -126,6 +128,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       mcpServerNames: mcpServers.servers.map((server) => server.name),
       settleDelivery,
       shutdown,
+      taskCheckEveryMs: options.taskCheckEveryMs,
     });
     recorded = deliveries;
 
@@ -140,6 +143,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     worker.start();
     // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
     await deliveries.start();
+    // Scheduled tasks: a timer to the next due one; a missed occurrence (down at its time) is claimed once, late.
+    scheduler.start();
     closers.add(
       'housekeeping',
       startHousekeeping(config, {

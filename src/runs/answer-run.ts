@@ -22,6 +22,7 @@ import { tallyRunCost, type RunCostDependencies } from './run-cost';
 import { chooseRunModel, type RunModelDependencies } from './run-model';
 import { trackCurrentStep } from './current-step';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from './seams';
+import type { Tool } from '../tools';
 
 export interface RunDependencies
   extends AgentDependencies,
@@ -39,6 +40,10 @@ export interface RunDependencies
   logger: Logger;
   /** Told about each attempt, its steps and its end (traces). */
   observer?: RunObserver;
+  /** When `run` answers a scheduled task's occurrence: its request (tasks/occurrence-prompt.ts); else undefined. */
+  scheduledRequest?(run: RunRow): Promise<string | undefined>;
+  /** Tools only this run is offered (schedule_task: its asker, thread and time zone); none in the terminal. */
+  runTools?(thread: ThreadRow, run: RunRow): Promise<Tool[]>;
 }
 
 type AttemptOutcome = RunOutcome | { status: 'waiting_approval' };
@@ -77,13 +82,14 @@ export function createRunExecutor(deps: RunDependencies) {
         if ('outcome' in resumed) return resumed.outcome;
         messages = resumed.messages;
       }
-      const prepared = await prepareTurn({ ...prepareDeps, model: model.name, contextWindow }, thread, run, messages, settings);
+      const scheduled = await deps.scheduledRequest?.(run);
+      const prepared = await prepareTurn({ ...prepareDeps, model: model.name, contextWindow }, thread, run, messages, settings, scheduled);
       if ('nothing' in prepared) {
         await channel.status.clear();
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps, cost.record);
-      const result = await answerWithAgent(agentDeps, prepared, channel, record, signal, resume, settings, current);
+      const result = await answerWithAgent(agentDeps, prepared, channel, record, signal, resume, settings, current, await deps.runTools?.(thread, run));
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
         const parking = { run, thread, channel, ledger: deps.ledger, approvalTimeoutMs: deps.settings.approvalTimeoutMs, cost, logger: log };

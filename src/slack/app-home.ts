@@ -24,6 +24,8 @@ export interface AppHomeDependencies {
   botName: string;
   now: () => number;
   logger: Logger;
+  /** The person's scheduled tasks (an admin's: everyone's), as the Home tab's section. */
+  tasks?: (userId: string, teamId: string) => Promise<unknown[]>;
 }
 
 export interface AppHomeHost {
@@ -33,22 +35,25 @@ export interface AppHomeHost {
 const DAY_MS = 24 * 60 * 60_000;
 const MAX_CHANNELS = 15;
 
-export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): void {
-  app.event('app_home_opened', async ({ event, body, client }) => {
-    if (event.tab !== 'home') return;
-    const user = event.user;
-    const teamId = body.team_id ?? '';
+export function registerAppHome(app: AppHomeHost, deps: AppHomeDependencies): { publish(client: WebClient, user: string, teamId: string): Promise<void> } {
+  const publish = async (client: WebClient, user: string, teamId: string) => {
     try {
-      const [channels, recent, usage] = await Promise.all([
+      const [channels, recent, usage, tasks] = await Promise.all([
         channelsWithSettings(client, deps, teamId),
         recentWithLinks(client, deps, user),
         deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
+        deps.tasks?.(user, teamId),
       ]);
-      await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools() }) as never } });
+      await client.views.publish({ user_id: user, view: { type: 'home', blocks: renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools(), tasks }) as never } });
     } catch (error) {
       deps.logger.warn('could not publish the home tab', { user, error });
     }
+  };
+  app.event('app_home_opened', async ({ event, body, client }) => {
+    if (event.tab !== 'home') return;
+    await publish(client, event.user, body.team_id ?? '');
   });
+  return { publish };
 }
 
 /** Today and the six UTC days before it: the same days the console's usage and the daily limits count. */
@@ -75,7 +80,8 @@ async function recentWithLinks(client: WebClient, deps: AppHomeDependencies, use
   return Promise.all(
     recent.map(async (question) => ({
       ...question,
-      link: await client.chat
+      // A scheduled task's run was asked by no message: no permalink to look up.
+      link: !/^\d+\.\d+$/.test(question.triggerTs) ? undefined : await client.chat
         .getPermalink({ channel: question.channelId, message_ts: question.triggerTs })
         .then((found) => found.permalink)
         .catch(() => undefined),
@@ -91,6 +97,8 @@ export interface HomeContent {
   usage?: UsageRow;
   skills: SkillSummary[];
   tools: ToolListing[];
+  /** Blocks of the scheduled tasks' section (slack/task-blocks.ts). */
+  tasks?: unknown[];
 }
 
 export function renderHome(content: HomeContent): unknown[] {
@@ -124,6 +132,7 @@ export function renderHome(content: HomeContent): unknown[] {
       ),
     );
   }
+  if (content.tasks?.length) blocks.push({ type: 'divider' }, ...content.tasks);
   blocks.push({ type: 'divider' }, header('Skills and tools'));
   blocks.push(section(content.skills.length ? content.skills.map((s) => `• *${escapeMrkdwn(s.name)}* — ${escapeMrkdwn(s.description)}`).join('\n') : 'No skills installed.'));
   blocks.push(

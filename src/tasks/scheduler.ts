@@ -9,6 +9,7 @@
  * after now: never a burst. Every time read and every timer goes through the Clock.
  */
 import { ThreadwiseError } from '../core/errors';
+import type { Activity } from '../core/activity';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
@@ -71,6 +72,8 @@ export interface TaskSchedulerOptions {
   batchSize?: number;
   /** An occurrence claimed later than this after its due time is late (default 2 min). */
   lateAfterMs?: number;
+  /** Where each look and claim registers while in flight (the app's idle()). */
+  activity?: Pick<Activity, 'track'>;
 }
 
 export interface TaskScheduler {
@@ -152,6 +155,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     running = current.finally(() => {
       running = undefined;
     });
+    if (options.activity) void options.activity.track(running);
     return running;
   };
 

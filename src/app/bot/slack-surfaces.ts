@@ -9,6 +9,8 @@ import type { Logger } from '../../logging/logger';
 import type { Intake } from '../../runs/intake';
 import { registerAgentView } from '../../slack/agent-view';
 import { registerAppHome } from '../../slack/app-home';
+import { homeTaskSection, registerTaskActions, tasksSubcommand, type TaskActionHost } from '../../slack/task-actions';
+import type { Clock } from '../../core/clock';
 import { registerApprovalActions } from '../../slack/approval-actions';
 import { registerAskShortcuts, type ShortcutHost } from '../../slack/ask-shortcuts';
 import { registerListeners, type ListenerDependencies } from '../../slack/listeners';
@@ -34,12 +36,16 @@ export interface SurfaceParts {
   now: () => number;
   /** A decision made a parked run resumable: the worker should look now. */
   onRunResumable: () => void;
+  /** Scheduled tasks' buttons and `/ask tasks`: their time, and the scheduler told of a change. */
+  clock: Clock;
+  onTaskChanged: () => void;
 }
 
 /** Returns what the listeners were given (questions recovered after a crash are answered with the same). */
 export function registerSlackSurfaces(app: App, config: Config, parts: SurfaceParts): ListenerDependencies {
   const { db, intake, bot, settings, skills, logger, replicaId } = parts;
   const listSkills = () => skills.list();
+  const taskDeps = { db, clock: parts.clock, admins: config.approval.adminUsers };
   const listeners: ListenerDependencies = {
     db,
     intake,
@@ -47,7 +53,7 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     deletions: slackDeletions(db),
     bot,
     replyWithoutMention: settings.replyWithoutMention,
-    subcommands: { settings: settingsCommand(settings.surface) },
+    subcommands: { settings: settingsCommand(settings.surface), tasks: tasksSubcommand(taskDeps) },
     skills: listSkills,
     tools: (channelId) => describeChannelTools(parts.toolsFor(channelId)),
     logger,
@@ -58,7 +64,7 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
   registerReactionTriggers(app as never, { db, intake, bot, settingsFor: settings.settingsFor, logger, replicaId });
   registerAskShortcuts(app as unknown as ShortcutHost, { db, intake, botName: bot.name, logger, replicaId });
   registerAgentView(app as never, { db, settingsFor: settings.settingsFor, logger });
-  registerAppHome(app as never, {
+  const home = registerAppHome(app as never, {
     db,
     settingsFor: settings.settingsFor,
     skills: listSkills,
@@ -67,6 +73,13 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     botName: bot.name,
     now: parts.now,
     logger,
+    tasks: (userId, teamId) => homeTaskSection(taskDeps, userId, teamId),
+  });
+  registerTaskActions(app as unknown as TaskActionHost, {
+    ...taskDeps,
+    logger,
+    onTaskChanged: parts.onTaskChanged,
+    onHomeChanged: (userId, client) => home.publish(client, userId, ''),
   });
   registerApprovalActions(app, { db, timeZone: config.timeZone, logger, onRunResumable: parts.onRunResumable, admins: config.approval.adminUsers });
   app.error(async (error) => {
