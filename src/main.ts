@@ -20,6 +20,8 @@ try {
   const running = await startThreadwise(loaded.config, {
     // Test-only (test/reliability/acknowledged-questions.test.ts): die right after a 200, before the run row exists.
     killAfterAckForTests: process.env.THREADWISE_TEST_KILL_AFTER_ACK === '1',
+    // Test-only (test/reliability/scheduled-task-kill.test.ts): die while claiming a due task's occurrence.
+    killInTaskClaimForTests: taskKillPoint(process.env.THREADWISE_TEST_KILL_IN_TASK_CLAIM),
   });
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -54,4 +56,8 @@ try {
   // One line, and never a credential: driver messages may quote the URL they were given.
   process.stderr.write(`threadwise: ${redactUrlCredentials(message).split('\n')[0]}\n`);
   process.exit(1);
+}
+
+function taskKillPoint(value: string | undefined): 'before_run_row' | 'after_run_row' | undefined {
+  return value === 'before_run_row' || value === 'after_run_row' ? value : undefined;
 }

@@ -38,6 +38,11 @@ export interface StartOptions {
    * it (main.ts sets it from THREADWISE_TEST_KILL_AFTER_ACK=1). Proves that window loses nothing.
    */
   killAfterAckForTests?: boolean;
+  /**
+   * Test-only: the process kills itself (SIGKILL) inside its first claim of a due task's occurrence — before its run
+   * row is written (the claim rolls back) or right after the claim committed (the run waits, unstarted).
+   */
+  killInTaskClaimForTests?: 'before_run_row' | 'after_run_row';
   /** Overrides RUN_LEASE_SECONDS (tests). */
   leaseMs?: number;
   pollMs?: number;
@@ -129,6 +134,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       settleDelivery,
       shutdown,
       taskCheckEveryMs: options.taskCheckEveryMs,
+      killInTaskClaimForTests: options.killInTaskClaimForTests,
     });
     recorded = deliveries;
 
@@ -143,8 +149,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     worker.start();
     // What a process that died (kill -9, OOM, power cut) had acknowledged but not yet turned into runs.
     await deliveries.start();
-    // Scheduled tasks: a timer to the next due one; a missed occurrence (down at its time) is claimed once, late.
-    scheduler.start();
     closers.add(
       'housekeeping',
       startHousekeeping(config, {
@@ -160,6 +164,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       }),
     );
     logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: parts.model.name });
+    // Scheduled tasks: a timer to the next due one; a missed occurrence (down at its time) is claimed once, late.
+    scheduler.start();
 
     return {
       port,

@@ -40,6 +40,7 @@ export interface AnswerWiring {
   settleDelivery: (deliveryId: string) => void;
   /** Tests: how often an idle task scheduler looks at the tasks' version counter (default 30 s). */
   taskCheckEveryMs?: number;
+  killInTaskClaimForTests?: 'before_run_row' | 'after_run_row';
   /** Set by stop(): what is left of the grace period, and all of it. */
   shutdown: { graceMs: number; deadline: number };
 }
@@ -52,7 +53,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
   const threads = createSlackThreadSource(app.client);
   const settings = createBotChannelSettings(config, { db, skills: composition.skills, mcpServers: wiring.mcpServerNames, logger, now });
   // Scheduled tasks: the worker that answers an occurrence's run is made below, hence the late-bound wake.
-  const tasks = wireScheduledTasks(config, { db, client: app.client, clock, logger, activity, replicaId, wakeWorker: () => worker.wake(), checkEveryMs: wiring.taskCheckEveryMs });
+  const tasks = wireScheduledTasks(config, { db, client: app.client, clock, logger, activity, replicaId, wakeWorker: () => worker.wake(), checkEveryMs: wiring.taskCheckEveryMs, killInClaimForTests: wiring.killInTaskClaimForTests });
   const execute = tasks.wrapExecute(composition.createExecutor({
     bot,
     threads,

@@ -36,6 +36,8 @@ export interface ScheduledTaskParts {
   wakeWorker(): void;
   /** Tests: how often an idle scheduler looks at the tasks' version counter. */
   checkEveryMs?: number;
+  /** Test-only: SIGKILL this process inside the first claim, before the run row or just after the claim commits. */
+  killInClaimForTests?: 'before_run_row' | 'after_run_row';
 }
 
 export interface ScheduledTasks {
@@ -59,8 +61,14 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
     clock,
     owner: parts.replicaId,
     logger: log,
-    enqueueOccurrence: insertOccurrenceRun,
-    onClaimed: () => parts.wakeWorker(),
+    enqueueOccurrence: (occurrence, tx) => {
+      if (parts.killInClaimForTests === 'before_run_row') process.kill(process.pid, 'SIGKILL');
+      return insertOccurrenceRun(occurrence, tx);
+    },
+    onClaimed: () => {
+      if (parts.killInClaimForTests === 'after_run_row') process.kill(process.pid, 'SIGKILL');
+      parts.wakeWorker();
+    },
     onPaused: async (task) => {
       await client.chat.postMessage({ channel: task.channelId, thread_ts: task.threadTs, ...taskPausedNotice(task, clock.now()) });
     },

@@ -84,8 +84,8 @@ describe('a task scheduled in a thread', () => {
     expect(JSON.stringify(announcement.blocks)).toContain('Delete');
     expect(task.announcement_ts).toBe(announcement.ts);
     // The model was offered schedule_task with the person's time zone.
-    const offered = h.model.requests[0]!.tools?.find((tool) => tool.function.name === 'schedule_task');
-    expect(offered?.function.description).toContain('Europe/London');
+    const offered = toolsOffered(h.model.requests[0]!).find((tool) => tool.name === 'schedule_task');
+    expect(offered?.description).toContain('Europe/London');
 
     h.model.enqueue({ text: 'Reminder: check the rollout (OCC-1).' });
     await advance(59 * MINUTE);
@@ -102,7 +102,7 @@ describe('a task scheduled in a thread', () => {
     expect(asked).not.toContain('late (threadwise was not running');
     // No :eyes: on a message that does not exist, no schedule_task offered to the occurrence itself.
     expect(h.slack.callsTo('reactions.add')).toHaveLength(0);
-    expect(h.model.requests.at(-1)!.tools?.some((tool) => tool.function.name === 'schedule_task')).toBeFalsy();
+    expect(toolsOffered(h.model.requests.at(-1)!).some((tool) => tool.name === 'schedule_task')).toBe(false);
 
     const done = await occurrences(task.id);
     expect(done).toHaveLength(1);
@@ -206,4 +206,8 @@ describe('an occurrence whose owner left the workspace', () => {
 function isFinished(threadTs: string, marker: string): boolean {
   const message = answersIn(threadTs, marker).at(-1);
   return message !== undefined && JSON.stringify(message.blocks ?? []).includes('feedback_buttons');
+}
+
+function toolsOffered(request: ChatRequestBody): Array<{ name: string; description?: string }> {
+  return (request.tools ?? []).flatMap((tool) => ('function' in tool ? [tool.function] : []));
 }
