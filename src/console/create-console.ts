@@ -25,6 +25,8 @@ import { GROUPINGS, parseUsageRange, usageBody, usageCsv } from './pages/usage-p
 import { healthBody, type HealthSnapshot } from './pages/health-page';
 import { LIVE_SCRIPT, liveBody, liveHead, liveRows } from './pages/live-page';
 import { signInBody } from './pages/sign-in-page';
+import { tasksBody } from './pages/tasks-page';
+import { listTaskOccurrences, listTasks } from '../store/task-store';
 import { createBoundedCache } from '../core/bounded-cache';
 import { messageOf } from '../core/errors';
 
@@ -147,6 +149,7 @@ export function createConsole(deps: ConsoleDependencies): Hono {
       '/usage': 'runs, tokens and cost per day, channel, user and model; daily limits',
       '/live': 'answers in progress, updating by themselves',
       '/health': 'database, MCP servers, extraction, queue',
+      '/tasks': 'scheduled tasks: schedule, next run, state, and their occurrences’ runs',
     };
     return render(c, {
       title: 'Overview',
@@ -224,6 +227,13 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     shared.clear(); // the next Usage page shows the lift
     deps.logger.info('daily limit lifted for today from the console', { scope, subject, by });
     return c.redirect(`/usage?lifted=${encodeURIComponent(`${scope} ${subject}`)}#limits`, 303);
+  });
+
+  app.get('/tasks', async (c) => {
+    const tasks = await listTasks(deps.db, { states: ['active', 'paused', 'done'], limit: 100 });
+    const withOccurrences = await Promise.all(tasks.map(async (task) => ({ task, occurrences: await listTaskOccurrences(deps.db, task.id, 20) })));
+    const names = await readSlackNames(deps.db, tasks.flatMap((task) => [task.ownerId, task.channelId]));
+    return render(c, { title: 'Tasks', current: '/tasks', body: tasksBody(withOccurrences, names, now()) });
   });
 
   app.get('/health', async (c) => {

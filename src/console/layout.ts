@@ -11,6 +11,7 @@ export const NAV = [
   { href: '/runs', label: 'Runs' },
   { href: '/usage', label: 'Usage' },
   { href: '/live', label: 'Live' },
+  { href: '/tasks', label: 'Tasks' },
   { href: '/health', label: 'Health' },
 ] as const;
 

@@ -8,9 +8,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../../src/store/database';
-import { startHarness, ANA, BEN, CHANNEL, type Harness } from '../../support/harness';
+import { startHarness, ANA, BEN, CHANNEL, SIGNING_SECRET, type Harness } from '../../support/harness';
 import { createFakeClock, type FakeClock } from '../../support/test-clock';
-import { buttonClick } from '../../fakes/slack-signing';
+import { appHomeOpenedEvent, buttonClick, postSlackEvent } from '../../fakes/slack-signing';
 import { eventually } from '../../support/eventually';
 import type { ChatRequestBody } from '../../fakes/fake-openai';
 
@@ -24,7 +24,7 @@ let clock: FakeClock;
 beforeAll(async () => {
   clock = createFakeClock(START);
   h = await startHarness({
-    env: { ADMIN_USERS: 'U0ADMIN', TASK_MIN_INTERVAL_MINUTES: '60' },
+    env: { ADMIN_USERS: 'U0ADMIN', TASK_MIN_INTERVAL_MINUTES: '60', CONSOLE_PORT: '0' },
     // Timers on the test clock: long periods, so moving it by hours fires a handful of them, not thousands. The lease
     // is long too: its expiry is the database's real time, and nothing renews it while the test clock stands still.
     start: { clock, pollMs: 10 * MINUTE, leaseMs: 120_000, approvalSweepMs: 10 * MINUTE, housekeepingMs: 24 * 60 * MINUTE, firstHousekeepingMs: 24 * 60 * MINUTE },
@@ -165,6 +165,24 @@ describe('a repeating task across a restart', () => {
     expect(listed).toContain('post the daily digest');
     expect(listed).toContain('threadwise_task_pause');
     expect(listed).toContain('threadwise_task_delete');
+
+    // App Home shows the same, with its buttons.
+    await postSlackEvent(h.eventsUrl, SIGNING_SECRET, appHomeOpenedEvent({ user: ANA }), { teamId: h.slack.teamId });
+    await h.slack.waitFor(() => h.slack.callsTo('views.publish').length > 0, 10_000);
+    const home = JSON.stringify(h.slack.callsTo('views.publish').at(-1));
+    expect(home).toContain('Your scheduled tasks');
+    expect(home).toContain('post the daily digest');
+    expect(home).toContain('threadwise_task_delete');
+
+    // The operator console lists it by name, its occurrence linked to its run.
+    const [occurrence] = await occurrences(task.id);
+    const consolePage = await (await fetch(`${h.app.consoleUrl}/tasks`)).text();
+    expect(consolePage).toContain('post the daily digest');
+    expect(consolePage).toContain('every day at 14:00');
+    expect(consolePage).toContain('>Ana<');
+    expect(consolePage).toContain('#general');
+    expect(consolePage).toContain(`<a href="/runs/${occurrence!.run_id}">Run #${occurrence!.run_id}</a>`);
+    expect(consolePage).toContain('<a href="/tasks" aria-current="page">Tasks</a>');
 
     // Delete by someone else: refused with a sentence, the task carries on.
     const click = (user: string) =>
