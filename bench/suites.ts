@@ -11,4 +11,5 @@ export const suiteLoaders: Record<string, () => Promise<BenchSuite>> = {
   search: () => import('./search').then((m) => m.searchSuite),
   load: () => import('./load').then((m) => m.loadSuite),
   tables: () => import('./tables').then((m) => m.tablesSuite),
+  tasks: () => import('./tasks').then((m) => m.tasksSuite),
 };
