@@ -141,6 +141,7 @@ async function dueBurst() {
         createTaskScheduler({
           db: replicaDb,
           clock: systemClock,
+          claimConcurrency: databases.label === 'PGlite' ? 1 : 4,
           owner: `bench-${replica}`,
           logger: quiet(),
           enqueueOccurrence: insertOccurrenceRun,

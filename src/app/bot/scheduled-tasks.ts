@@ -34,6 +34,8 @@ export interface ScheduledTaskParts {
   replicaId: string;
   /** The run worker should look now (an occurrence's run was written); bound late, the worker comes after. */
   wakeWorker(): void;
+  /** Claims in flight at once: several on PostgreSQL's pool; one on the embedded database, which runs them in turn. */
+  claimConcurrency?: number;
   /** Tests: how often an idle scheduler looks at the tasks' version counter. */
   checkEveryMs?: number;
   /** Test-only: SIGKILL this process inside the first claim, before the run row or just after the claim commits. */
@@ -74,6 +76,7 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
     },
     pauseAfterFailures: config.tasks.pauseAfterFailures,
     checkEveryMs: parts.checkEveryMs,
+    claimConcurrency: parts.claimConcurrency,
     activity: parts.activity,
   });
 
