@@ -2,9 +2,10 @@
  * Scheduled tasks: 1,000 tasks due at the same instant (the hardest case of "due within the same 5 minutes"), and
  * the database's load while 10,000 tasks wait with none due.
  *
- * What runs, honestly: not the whole bot. Two schedulers (createTaskScheduler, as two replicas would run it, each
- * with its own owner id) and two run workers (createRunWorker, the shipped claim/lease machinery, 16 runs at once
- * each) share one embedded database (PGlite, in memory). Each occurrence's run row is written by the real
+ * What runs, honestly: not the whole bot. A scheduler (createTaskScheduler) and a run worker (createRunWorker, the
+ * shipped claim/lease machinery, 16 runs at once) per replica: one replica on the embedded database (PGlite, in
+ * memory; it belongs to one process), or two on a scratch PostgreSQL with BENCH_DATABASE_URL, each with its own pool
+ * and owner id. Each occurrence's run row is written by the real
  * `insertOccurrenceRun` in the claim's transaction; the executor stands in for the model and Slack — it "posts" by
  * noting the time and waiting 5 ms — so the figure is the scheduling path's delay (due → claimed → run row →
  * worker → posted), not a model's answer time. The delay uses the system clock; the run ends with the scheduler's
@@ -48,7 +49,7 @@ export const tasksSuite: BenchSuite = {
         value: Math.round(burst.p99),
         unit: 'ms',
         target: '< 10000',
-        note: `${DUE_TASKS} tasks due at one instant, ${REPLICAS} schedulers + workers (${CONCURRENCY} runs at once each) stand-in executor (${POST_MS} ms "post"), ${burst.database}; every occurrence claimed (its run row written) within ${Math.round(burst.lastClaimed)} ms of due; median ${Math.round(burst.p50)} ms, last posted ${Math.round(burst.max)} ms after due; ${load}`,
+        note: `${DUE_TASKS} tasks due at one instant, ${burst.replicas} scheduler(s) + worker(s) (${CONCURRENCY} runs at once each) stand-in executor (${POST_MS} ms "post"), ${burst.database}; every occurrence claimed (its run row written) within ${Math.round(burst.lastClaimed)} ms of due; median ${Math.round(burst.p50)} ms, last posted ${Math.round(burst.max)} ms after due; ${load}`,
       },
       { key: 'tasks.occurrences_run', value: burst.run, unit: 'occurrences', target: `= ${DUE_TASKS}`, note: 'distinct tasks whose occurrence was executed' },
       { key: 'tasks.duplicate_occurrences', value: burst.duplicates, unit: 'occurrences', target: '= 0', note: 'executions beyond one per (task, due time), and occurrence rows beyond one per task' },
@@ -87,12 +88,13 @@ async function insertTasks(db: Database, count: number, dueAt: Date): Promise<vo
   await db.execute(sql`insert into scheduled_tasks_version (id, version) values (1, 1) on conflict (id) do update set version = scheduled_tasks_version.version + 1`);
 }
 
-/** The embedded database (one, shared by the replicas, as it can only be); with BENCH_DATABASE_URL, a scratch PostgreSQL with a pool per replica. */
+/** The embedded database (one replica); with BENCH_DATABASE_URL, a scratch PostgreSQL with two replicas, a pool each. */
 async function openReplicaDatabases(): Promise<{ label: string; handles: DatabaseHandle[]; close(): Promise<void> }> {
   const url = process.env.BENCH_DATABASE_URL;
   if (!url) {
+    // The embedded database belongs to one process (DATA_DIR is locked): one replica, as it is deployed.
     const handle = await openDatabase({ driver: 'pglite' });
-    return { label: 'PGlite', handles: Array.from({ length: REPLICAS }, () => handle), close: () => handle.close() };
+    return { label: 'PGlite', handles: [handle], close: () => handle.close() };
   }
   const scratch = await createScratchPostgres(url);
   const handles: DatabaseHandle[] = [];
@@ -117,7 +119,7 @@ async function dueBurst() {
     const delays: number[] = [];
     const claimDelays: number[] = [];
     const schedulers: TaskScheduler[] = [];
-    const workers = Array.from({ length: REPLICAS }, (_, replica) => {
+    const workers = Array.from({ length: databases.handles.length }, (_, replica) => {
       const replicaDb = databases.handles[replica]!.db;
       const worker = createRunWorker({
         db: replicaDb,
@@ -171,6 +173,7 @@ async function dueBurst() {
     const claims = [...claimDelays].sort((a, b) => a - b);
     return {
       database: databases.label,
+      replicas: databases.handles.length,
       lastClaimed: claims.at(-1) ?? Number.NaN,
       p50: at(0.5),
       p99: at(0.99),
