@@ -50,6 +50,7 @@ const NEEDS: Record<string, string[]> = {
   'conversations.replies': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'conversations.history': ['channels:history', 'groups:history', 'im:history', 'mpim:history'],
   'conversations.info': ['channels:read', 'groups:read', 'im:read', 'mpim:read'],
+  'conversations.members': ['channels:read', 'groups:read', 'im:read', 'mpim:read'],
   'users.conversations': ['channels:read', 'groups:read'],
   'users.info': ['users:read'],
   'reactions.add': ['reactions:write'],
