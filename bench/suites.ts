@@ -13,4 +13,5 @@ export const suiteLoaders: Record<string, () => Promise<BenchSuite>> = {
   tables: () => import('./tables').then((m) => m.tablesSuite),
   knowledge: () => import('./knowledge').then((m) => m.knowledgeSuite),
   start: () => import('./start').then((m) => m.startSuite),
+  tasks: () => import('./tasks').then((m) => m.tasksSuite),
 };

@@ -28,6 +28,8 @@ try {
     killAfterAckForTests: process.env.THREADWISE_TEST_KILL_AFTER_ACK === '1',
     // One human line per stage while it starts: what it is doing, and what it found that does not stop it.
     say: (sentence, level) => process.stderr.write(`threadwise: ${level === 'warn' ? 'warning: ' : ''}${sentence}\n`),
+    // Test-only (test/reliability/scheduled-task-kill.test.ts): die while claiming a due task's occurrence.
+    killInTaskClaimForTests: taskKillPoint(process.env.THREADWISE_TEST_KILL_IN_TASK_CLAIM),
   });
   const where = loaded.config.slack.mode === 'http' ? `Slack events at http://localhost:${running.port}/slack/events, ` : 'Socket Mode, ';
   const consoleLine = running.consoleUrl ? `, the console at ${running.consoleUrl}` : '';
@@ -65,4 +67,8 @@ try {
   // One line, and never a credential: driver messages may quote the URL they were given.
   process.stderr.write(`threadwise: ${redactUrlCredentials(message).split('\n')[0]}\n`);
   process.exit(1);
+}
+
+function taskKillPoint(value: string | undefined): 'before_run_row' | 'after_run_row' | undefined {
+  return value === 'before_run_row' || value === 'after_run_row' ? value : undefined;
 }

@@ -15,7 +15,7 @@ import type { OpenFileSource } from '../files/file-source';
 import { createThreadFiles } from '../files/thread-files';
 import type { Logger } from '../logging/logger';
 import { createMcpHub, loadMcpConfig, type McpConfig } from '../mcp';
-import { createRunExecutor } from '../runs/answer-run';
+import { createRunExecutor, type RunDependencies } from '../runs/answer-run';
 import type { SignInPrompter } from '../runs/park-for-sign-in';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from '../runs/seams';
 import type { RunKnowledge } from '../runs/seams';
@@ -69,6 +69,9 @@ export interface EdgeSeams {
    * gives them; the terminal does not (no Slack: nobody's channel membership to decide what they may read).
    */
   knowledge?: RunKnowledge;
+  /** Scheduled tasks (Slack only): an occurrence's request, and the tools a run is offered as its asker. */
+  scheduledRequest?: RunDependencies['scheduledRequest'];
+  runTools?: RunDependencies['runTools'];
 }
 
 export type Composition = Awaited<ReturnType<typeof composeThreadwise>>;
@@ -149,6 +152,8 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
       prices: config.prices,
       observer,
       knowledge: edge.knowledge,
+      scheduledRequest: edge.scheduledRequest,
+      runTools: edge.runTools,
     });
   }
 

@@ -43,6 +43,11 @@ export interface StartOptions {
    * it (main.ts sets it from THREADWISE_TEST_KILL_AFTER_ACK=1). Proves that window loses nothing.
    */
   killAfterAckForTests?: boolean;
+  /**
+   * Test-only: the process kills itself (SIGKILL) inside its first claim of a due task's occurrence — before its run
+   * row is written (the claim rolls back) or right after the claim committed (the run waits, unstarted).
+   */
+  killInTaskClaimForTests?: 'before_run_row' | 'after_run_row';
   /** Overrides RUN_LEASE_SECONDS (tests). */
   leaseMs?: number;
   pollMs?: number;
@@ -55,6 +60,8 @@ export interface StartOptions {
   /** How often housekeeping (dedupe pruning, the retention sweep) runs, and when first after start (tests). */
   housekeepingMs?: number;
   firstHousekeepingMs?: number;
+  /** How often an idle task scheduler looks whether tasks changed on another replica (tests); default 30 s. */
+  taskCheckEveryMs?: number;
   /** Where mcp.json's ${VAR}s come from; default process.env. */
   env?: Record<string, string | undefined>;
   /** Start-up lines, one per stage, for the person starting it (main.ts: stderr); default the log. */
@@ -136,7 +143,7 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     const { app, bot } = slack;
     // Beyond the thread: the message index, who may read what, memories (issue 27).
     const knowledge = wireKnowledge(config, { app, bot, workspace: slack.workspace, db: database.db, clock, activity, logger, closers });
-    const { worker, intake, deliveries, settings, wakeWorker } = await wireSlackAnswers(config, {
+    const { worker, intake, deliveries, settings, wakeWorker, scheduler } = await wireSlackAnswers(config, {
       composition: parts,
       slack,
       closers,
@@ -151,6 +158,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       settleDelivery,
       shutdown,
       knowledge,
+      taskCheckEveryMs: options.taskCheckEveryMs,
+      killInTaskClaimForTests: options.killInTaskClaimForTests,
     });
     recorded = deliveries;
 
@@ -183,6 +192,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
       }),
     );
     logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: parts.model.name });
+    // Scheduled tasks: a timer to the next due one; a missed occurrence (down at its time) is claimed once, late.
+    scheduler.start();
 
     return {
       port,

@@ -27,6 +27,8 @@ import { LIVE_SCRIPT, liveBody, liveHead, liveRows } from './pages/live-page';
 import { signInBody } from './pages/sign-in-page';
 import { memoriesBody } from './pages/memories-page';
 import { listMemories } from '../store/memory-store';
+import { tasksBody } from './pages/tasks-page';
+import { listTaskOccurrences, listTasks } from '../store/task-store';
 import { createBoundedCache } from '../core/bounded-cache';
 import { messageOf } from '../core/errors';
 
@@ -150,6 +152,7 @@ export function createConsole(deps: ConsoleDependencies): Hono {
       '/memories': 'what people asked threadwise to remember, for a channel or for themselves',
       '/live': 'answers in progress, updating by themselves',
       '/health': 'database, MCP servers, extraction, queue',
+      '/tasks': 'scheduled tasks: schedule, next run, state, and their occurrences’ runs',
     };
     return render(c, {
       title: 'Overview',
@@ -233,6 +236,12 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     const memories = await listMemories(deps.db);
     const names = await readSlackNames(deps.db, memories.flatMap((memory) => [memory.channelId, memory.authorId]));
     return render(c, { title: 'Memories', current: '/memories', body: memoriesBody(memories, names) });
+  });
+  app.get('/tasks', async (c) => {
+    const tasks = await listTasks(deps.db, { states: ['active', 'paused', 'done'], limit: 100 });
+    const withOccurrences = await Promise.all(tasks.map(async (task) => ({ task, occurrences: await listTaskOccurrences(deps.db, task.id, 20) })));
+    const names = await readSlackNames(deps.db, tasks.flatMap((task) => [task.ownerId, task.channelId]));
+    return render(c, { title: 'Tasks', current: '/tasks', body: tasksBody(withOccurrences, names, now()) });
   });
 
   app.get('/health', async (c) => {

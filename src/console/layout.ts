@@ -12,6 +12,7 @@ export const NAV = [
   { href: '/usage', label: 'Usage' },
   { href: '/memories', label: 'Memories' },
   { href: '/live', label: 'Live' },
+  { href: '/tasks', label: 'Tasks' },
   { href: '/health', label: 'Health' },
 ] as const;
 

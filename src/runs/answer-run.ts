@@ -23,6 +23,7 @@ import { tallyRunCost, type RunCostDependencies } from './run-cost';
 import { chooseRunModel, type RunModelDependencies } from './run-model';
 import { trackCurrentStep } from './current-step';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from './seams';
+import type { Tool } from '../tools';
 
 export interface RunDependencies
   extends AgentDependencies,
@@ -47,6 +48,10 @@ export interface RunDependencies
     ledger: SignInLedger & { completed(runId: number): Promise<Array<{ callId: string; server: string; userId: string; at: Date }>> };
     prompt: SignInPrompter;
   };
+  /** When `run` answers a scheduled task's occurrence: its request (tasks/occurrence-prompt.ts); else undefined. */
+  scheduledRequest?(run: RunRow): Promise<string | undefined>;
+  /** Tools only this run is offered (schedule_task: its asker, thread and time zone); none in the terminal. */
+  runTools?(thread: ThreadRow, run: RunRow): Promise<Tool[]>;
 }
 
 type AttemptOutcome = RunOutcome | { status: 'waiting_approval' };
@@ -85,7 +90,8 @@ export function createRunExecutor(deps: RunDependencies) {
         if ('outcome' in resumed) return resumed.outcome;
         messages = resumed.messages;
       }
-      const prepared = await prepareTurn({ ...prepareDeps, model: model.name, contextWindow }, thread, run, messages, settings);
+      const scheduled = await deps.scheduledRequest?.(run);
+      const prepared = await prepareTurn({ ...prepareDeps, model: model.name, contextWindow }, thread, run, messages, settings, scheduled);
       if ('nothing' in prepared) {
         await channel.status.clear();
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
@@ -99,7 +105,7 @@ export function createRunExecutor(deps: RunDependencies) {
       // Per-person servers act as the person this run answers (a scheduled task: its owner), nobody else.
       const speaker = run.triggerUserId ? { teamId: run.teamId ?? thread.teamId, userId: run.triggerUserId } : undefined;
       const toolsFor: typeof agentDeps.toolsFor = (channelId, options) => agentDeps.toolsFor(channelId, { ...options, speaker, runId: run.id });
-      const result = await answerWithAgent({ ...agentDeps, toolsFor }, prepared, channel, record, signal, resume, settings, current);
+      const result = await answerWithAgent({ ...agentDeps, toolsFor }, prepared, channel, record, signal, resume, settings, current, await deps.runTools?.(thread, run));
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
         const waitingForSignIn = deps.signIns ? signInCalls(result.awaiting) : [];

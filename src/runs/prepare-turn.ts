@@ -45,8 +45,12 @@ export async function prepareTurn(
   run: RunRow,
   messages: SlackMessage[],
   settings?: EffectiveChannelSettings,
+  /** A scheduled task's occurrence: its request (tasks/occurrence-prompt.ts) instead of a message of the thread. */
+  scheduled?: string,
 ): Promise<PreparedTurn | { nothing: string }> {
-  const names = await deps.threads.names(userIdsToResolve(messages, deps.bot));
+  const toResolve = userIdsToResolve(messages, deps.bot);
+  if (scheduled !== undefined && run.triggerUserId && !toResolve.includes(run.triggerUserId)) toResolve.push(run.triggerUserId);
+  const names = await deps.threads.names(toResolve);
   const files = await deps.files.open(thread.id, messages, names, settings && { preloadKb: settings.preloadKb, maxImagesPerTurn: settings.maxImagesPerTurn });
   const listed = files.access.list();
   const fileIdBySlackId = new Map(listed.filter((f) => f.slackFileId).map((f) => [f.slackFileId!, f.id]));
@@ -61,7 +65,7 @@ export async function prepareTurn(
     fileIdOf: (id) => fileIdBySlackId.get(id),
     activityByAnswerTs,
   });
-  const arranged = arrangeRunTurns(conversation.turns, run);
+  const arranged = scheduled !== undefined ? withScheduledRequest(conversation.turns, run, scheduled, names, deps.now()) : arrangeRunTurns(conversation.turns, run);
   if (!arranged) return { nothing: 'the question was deleted' };
   const lastUser = arranged.findLastIndex((turn) => turn.role === 'user');
   if (lastUser < 0) return { nothing: 'the thread has no question' };
@@ -111,4 +115,23 @@ function offeredSkills(skills: SkillSummary[], settings: Pick<EffectiveChannelSe
   if (!settings?.skills) return skills;
   const offered = new Set(settings.skills);
   return skills.filter((skill) => offered.has(skill.name));
+}
+
+/**
+ * An occurrence's turns: the whole thread as it stands (what it says before this run), then the task's request as
+ * its owner's turn; messages folded into the run while it waited stay last, to be answered too.
+ */
+function withScheduledRequest(turns: ConversationTurn[], run: RunRow, request: string, names: ReadonlyMap<string, string>, now: number): ConversationTurn[] {
+  const folded = new Set(run.foldedTs);
+  const owner = run.triggerUserId ?? '';
+  const turn: ConversationTurn = {
+    role: 'user',
+    speaker: names.get(owner) ?? 'a scheduled task',
+    speakerId: owner,
+    text: request,
+    ts: `${Math.floor(now / 1000)}.000000`,
+    edited: false,
+    files: [],
+  };
+  return [...turns.filter((t) => !folded.has(t.ts)), turn, ...turns.filter((t) => folded.has(t.ts))];
 }

@@ -33,6 +33,8 @@ export interface AppHomeDependencies {
   };
   /** The person's memories and those of the channels they can read (knowledge-home.ts), appended at the end. */
   memories?: (teamId: string, userId: string) => Promise<unknown[]>;
+  /** The person's scheduled tasks (an admin's: everyone's), as the Home tab's section. */
+  tasks?: (userId: string, teamId: string) => Promise<unknown[]>;
 }
 
 export interface AppHomeHost {
@@ -57,14 +59,15 @@ async function publishHome(client: WebClient, deps: AppHomeDependencies, teamId:
       deps.logger.warn('could not list memories for the home tab', { user, error });
       return [];
     });
-    const [channels, recent, usage] = await Promise.all([
+    const [channels, recent, usage, tasks] = await Promise.all([
       channelsWithSettings(client, deps, teamId),
       recentWithLinks(client, deps, user),
       deps.admins.includes(user) ? readUsageTotals(deps.db, lastSevenUtcDays(deps.now())) : Promise.resolve(undefined),
+      deps.tasks?.(user, teamId),
     ]);
     const accounts = await accountBlocks(deps, teamId, user);
     // A home view holds at most 100 blocks: the memories, last, give way first.
-    const blocks = [...renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools().tools }), ...accounts, ...((await memories) ?? [])].slice(0, 100);
+    const blocks = [...renderHome({ botName: deps.botName, channels, recent, usage, skills: deps.skills(), tools: deps.tools().tools, tasks }), ...accounts, ...((await memories) ?? [])].slice(0, 100);
     await client.views.publish({ user_id: user, view: { type: 'home', blocks: blocks as never } });
   } catch (error) {
     deps.logger.warn('could not publish the home tab', { user, error });
@@ -102,7 +105,8 @@ async function recentWithLinks(client: WebClient, deps: AppHomeDependencies, use
   return Promise.all(
     recent.map(async (question) => ({
       ...question,
-      link: await client.chat
+      // A scheduled task's run was asked by no message: no permalink to look up.
+      link: !/^\d+\.\d+$/.test(question.triggerTs) ? undefined : await client.chat
         .getPermalink({ channel: question.channelId, message_ts: question.triggerTs })
         .then((found) => found.permalink)
         .catch(() => undefined),
@@ -118,6 +122,8 @@ interface HomeContent {
   usage?: UsageRow;
   skills: SkillSummary[];
   tools: ToolListing[];
+  /** Blocks of the scheduled tasks' section (slack/task-blocks.ts). */
+  tasks?: unknown[];
 }
 
 function renderHome(content: HomeContent): unknown[] {
@@ -151,6 +157,7 @@ function renderHome(content: HomeContent): unknown[] {
       ),
     );
   }
+  if (content.tasks?.length) blocks.push({ type: 'divider' }, ...content.tasks);
   blocks.push({ type: 'divider' }, header('Skills and tools'));
   blocks.push(section(content.skills.length ? content.skills.map((s) => `• *${escapeMrkdwn(s.name)}* — ${escapeMrkdwn(s.description)}`).join('\n') : 'No skills installed.'));
   blocks.push(

@@ -47,7 +47,7 @@ export interface SlackDeletions {
 const CANCEL_REACTIONS = new Set(['x', 'octagonal_sign', 'no_entry', 'stop_sign']);
 
 const ASK_USAGE =
-  'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…); `/ask tools` lists the tools I can use here; `/ask settings` changes how I behave in this channel. You can also @mention me in any thread.';
+  'Ask me anything: `/ask <your question>` — I’ll post your question here and answer in its thread, where you can follow up. `/ask skills` lists what I know how to format (Jira, Notion, Slack…); `/ask tools` lists the tools I can use here; `/ask settings` changes how I behave in this channel; `/ask tasks` lists your scheduled tasks. You can also @mention me in any thread.';
 
 /** The events the listeners handle. */
 type ListenedEvent = 'app_mention' | 'message' | 'file_deleted' | 'reaction_added';

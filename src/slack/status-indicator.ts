@@ -136,7 +136,8 @@ export function createStatusIndicator(client: WebClient, target: StatusTarget, o
         return;
       } catch (error) {
         logger.debug('status message failed; using a reaction', { error });
-        mode = statusMessageTs ? 'none' : 'reaction';
+        // A scheduled task's run has no message that asked (its trigger is the occurrence): nothing to react on.
+        mode = statusMessageTs || !/^\d+\.\d+$/.test(target.triggerTs) ? 'none' : 'reaction';
       }
     }
     if (mode === 'reaction') {

@@ -16,6 +16,7 @@ import {
   TASK_DELETE_ACTION_ID,
   TASK_PAUSE_ACTION_ID,
   TASK_RESUME_ACTION_ID,
+  appHomeTaskSection,
   taskAnnouncementEnded,
   taskIdOfAction,
   taskListBlocks,
@@ -75,10 +76,10 @@ export function registerTaskActions(app: TaskActionHost, deps: TaskActionDepende
 /** `/ask tasks` — the person's tasks (an admin's: everyone's), as an ephemeral message with their buttons. */
 export function tasksSubcommand(deps: Pick<TaskActionDependencies, 'db' | 'clock' | 'admins'>) {
   return async (args: {
-    command: { user_id: string; team_id: string };
+    command: { user_id: string; team_id?: string };
     respond(message: { response_type: 'ephemeral'; text: string; blocks?: KnownBlock[] }): Promise<unknown>;
   }): Promise<void> => {
-    const { user_id: userId, team_id: teamId } = args.command;
+    const { user_id: userId, team_id: teamId = '' } = args.command;
     const tasks = await readTasksFor(deps.db, userId, teamId, deps.admins);
     const { text, blocks } = taskListBlocks(tasks, { userId, admins: deps.admins, now: deps.clock.now() });
     await args.respond({ response_type: 'ephemeral', text, blocks });
@@ -86,6 +87,12 @@ export function tasksSubcommand(deps: Pick<TaskActionDependencies, 'db' | 'clock
 }
 
 /** The tasks a person sees: their own open ones, or, for an admin, everyone's in the workspace. */
-export function readTasksFor(db: Database, userId: string, teamId: string, admins: readonly string[]): Promise<TaskRow[]> {
-  return seesEveryTask(userId, admins) ? listTasks(db, { teamId }) : listTasks(db, { ownerId: userId });
+function readTasksFor(db: Database, userId: string, teamId: string, admins: readonly string[]): Promise<TaskRow[]> {
+  return seesEveryTask(userId, admins) ? listTasks(db, { teamId: teamId || undefined }) : listTasks(db, { ownerId: userId });
+}
+
+/** App Home's tasks section for this person (an admin's: everyone's in the workspace). */
+export async function homeTaskSection(deps: Pick<TaskActionDependencies, 'db' | 'clock' | 'admins'>, userId: string, teamId: string): Promise<KnownBlock[]> {
+  const tasks = await readTasksFor(deps.db, userId, teamId, deps.admins);
+  return appHomeTaskSection(tasks, { userId, admins: deps.admins, now: deps.clock.now() });
 }

@@ -9,6 +9,8 @@
  * after now: never a burst. Every time read and every timer goes through the Clock.
  */
 import { ThreadwiseError } from '../core/errors';
+import { mapConcurrently } from '../core/map-concurrently';
+import type { Activity } from '../core/activity';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
@@ -69,8 +71,12 @@ export interface TaskSchedulerOptions {
   retryMs?: number;
   /** Occurrences claimed per look at the due tasks (default 100). */
   batchSize?: number;
+  /** Claims in flight at once, each its own transaction (default 4; the embedded database runs them one by one). */
+  claimConcurrency?: number;
   /** An occurrence claimed later than this after its due time is late (default 2 min). */
   lateAfterMs?: number;
+  /** Where each look and claim registers while in flight (the app's idle()). */
+  activity?: Pick<Activity, 'track'>;
 }
 
 export interface TaskScheduler {
@@ -97,6 +103,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
   const batchSize = options.batchSize ?? 100;
   const lateAfterMs = options.lateAfterMs ?? DEFAULT_LATE_AFTER_MS;
   const pauseAfterFailures = options.pauseAfterFailures ?? 3;
+  const claimConcurrency = Math.max(1, options.claimConcurrency ?? 4);
 
   let started = false;
   let stopping = false;
@@ -152,6 +159,7 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     running = current.finally(() => {
       running = undefined;
     });
+    if (options.activity) void options.activity.track(running);
     return running;
   };
 
@@ -172,12 +180,16 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     while (!stopping && wake.nextDueAt && wake.nextDueAt.getTime() <= clock.now()) {
       const ids = await dueTaskIds(db, new Date(clock.now()), batchSize);
       let progressed = false;
-      for (const taskId of ids) {
-        if (stopping) break;
+      // A few claims at once (a pool's connections work in parallel), starting at a different place in the batch on
+      // each replica: replicas reading the same batch do not queue up behind each other's locks (SKIP LOCKED).
+      const offset = ids.length > 0 ? Math.floor(Math.random() * ids.length) : 0;
+      const order = [...ids.slice(offset), ...ids.slice(0, offset)];
+      await mapConcurrently(order, claimConcurrency, async (taskId) => {
+        if (stopping) return;
         const outcome = await claim(taskId);
         if (outcome === 'failed') retry = true;
         else if (outcome === 'claimed' || outcome === 'duplicate') progressed = true;
-      }
+      });
       wake = await readTaskWakeUp(db);
       // Nothing moved: the rest is held by another replica right now, or failed; try again after retryMs.
       if (!progressed) {

@@ -225,10 +225,10 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
       id: user.id,
       team_id: teamId,
       name: user.name,
-      deleted: false,
+      deleted: user.deleted === true,
       color: '9f69e7',
       real_name: realName,
-      tz: 'Europe/London',
+      tz: user.tz ?? 'Europe/London',
       tz_label: 'Greenwich Mean Time',
       tz_offset: 0,
       profile: {

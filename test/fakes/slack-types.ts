@@ -85,6 +85,10 @@ export interface FakeUser {
   realName?: string;
   isBot?: boolean;
   botId?: string;
+  /** Left the workspace (users.info says deleted: true). */
+  deleted?: boolean;
+  /** Their time zone (users.info `tz`); default Europe/London. */
+  tz?: string;
 }
 
 export interface FakeChannel {

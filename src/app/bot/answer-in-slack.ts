@@ -21,6 +21,7 @@ import { createRunQueue } from './run-queue';
 import type { SlackApp } from './slack-app';
 import { registerSlackSurfaces } from './slack-surfaces';
 import type { BotKnowledge } from './knowledge';
+import { wireScheduledTasks } from './scheduled-tasks';
 
 export type RecordedDeliveries = ReturnType<typeof createRecordedDeliveries>;
 
@@ -39,6 +40,9 @@ export interface AnswerWiring {
   mcpServerNames: readonly string[];
   /** Settles a journaled delivery once it is handled (the receiver was made before the deliveries were). */
   settleDelivery: (deliveryId: string) => void;
+  /** Tests: how often an idle task scheduler looks at the tasks' version counter (default 30 s). */
+  taskCheckEveryMs?: number;
+  killInTaskClaimForTests?: 'before_run_row' | 'after_run_row';
   /** Set by stop(): what is left of the grace period, and all of it. */
   shutdown: { graceMs: number; deadline: number };
   /** Beyond the thread: memories and knowledge tools for the runs, the index's listeners, App Home's memories. */
@@ -52,7 +56,9 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
   const db = composition.database.db;
   const threads = createSlackThreadSource(app.client);
   const settings = createBotChannelSettings(config, { db, skills: composition.skills, mcpServers: wiring.mcpServerNames, logger, now });
-  const execute = composition.createExecutor({
+  // Scheduled tasks: the worker that answers an occurrence's run is made below, hence the late-bound wake.
+  const tasks = wireScheduledTasks(config, { db, client: app.client, clock, logger, activity, replicaId, wakeWorker: () => worker.wake(), checkEveryMs: wiring.taskCheckEveryMs, claimConcurrency: composition.database.driver === 'pglite' ? 1 : 4, killInClaimForTests: wiring.killInTaskClaimForTests });
+  const execute = tasks.wrapExecute(composition.createExecutor({
     bot,
     threads,
     answers: createSlackAnswerChannels(app.client, { logger, stream: true, timeZone: config.timeZone, nameOf: threads.knownName, clock }),
@@ -60,7 +66,10 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     // Per-person sign-in: the Connect prompt goes privately to the person the run answers.
     signInPrompt: composition.signIn ? createConnectPrompter(app.client) : undefined,
     knowledge: wiring.knowledge?.run,
-  });
+
+    scheduledRequest: tasks.scheduledRequest,
+    runTools: tasks.runTools,
+  }));
   const { worker, intake } = createRunQueue(config, {
     db,
     logger,
@@ -76,8 +85,10 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     settleDelivery: wiring.settleDelivery,
   });
   closers.add('run worker', () => worker.stop(Math.max(0, shutdown.deadline - clock.now())));
+  // Closed before the worker (closers go newest first) and the database: no claim is under way when they go.
+  closers.add('task scheduler', () => tasks.scheduler.stop());
   const wakeWorker = () => worker.wake();
-  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker, signIn: composition.signIn, knowledge: wiring.knowledge });
+  const listeners = registerSlackSurfaces(app, config, { db, intake, bot, settings, skills: composition.skills, toolsFor: composition.toolsFor, logger, replicaId, now, onRunResumable: wakeWorker, signIn: composition.signIn, knowledge: wiring.knowledge, clock, onTaskChanged: () => tasks.scheduler.refresh() });
   if (composition.signIn) composition.signIn.onRunResumable.current = wakeWorker;
   const deliveries = createRecordedDeliveries({
     db,
@@ -98,5 +109,5 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
     const lost = await intake.drain(shutdown.graceMs);
     if (lost > 0) logger.warn('stopped with acknowledged messages not yet runs; their recorded deliveries are replayed by the next start', { lost });
   });
-  return { worker, intake, deliveries, settings, wakeWorker };
+  return { worker, intake, deliveries, settings, wakeWorker, scheduler: tasks.scheduler };
 }

@@ -9,6 +9,8 @@ import type { Logger } from '../../logging/logger';
 import type { Intake } from '../../runs/intake';
 import { registerAgentView } from '../../slack/agent-view';
 import { registerAppHome } from '../../slack/app-home';
+import { homeTaskSection, registerTaskActions, tasksSubcommand, type TaskActionHost } from '../../slack/task-actions';
+import type { Clock } from '../../core/clock';
 import { registerApprovalActions } from '../../slack/approval-actions';
 import { registerAskShortcuts, type ShortcutHost } from '../../slack/ask-shortcuts';
 import { registerListeners, type ListenerDependencies } from '../../slack/listeners';
@@ -43,12 +45,16 @@ export interface SurfaceParts {
   signIn?: SignInParts;
   /** Beyond the thread: the message index's listeners and App Home's memories section (absent: neither). */
   knowledge?: { listeners: KnowledgeListenerDependencies; homeSection(teamId: string, userId: string): Promise<unknown[]> };
+  /** Scheduled tasks' buttons and `/ask tasks`: their time, and the scheduler told of a change. */
+  clock: Clock;
+  onTaskChanged: () => void;
 }
 
 /** Returns what the listeners were given (questions recovered after a crash are answered with the same). */
 export function registerSlackSurfaces(app: App, config: Config, parts: SurfaceParts): ListenerDependencies {
   const { db, intake, bot, settings, skills, logger, replicaId } = parts;
   const listSkills = () => skills.list();
+  const taskDeps = { db, clock: parts.clock, admins: config.approval.adminUsers };
   const listeners: ListenerDependencies = {
     db,
     intake,
@@ -56,7 +62,7 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     deletions: slackDeletions(db),
     bot,
     replyWithoutMention: settings.replyWithoutMention,
-    subcommands: { settings: settingsCommand(settings.surface) },
+    subcommands: { settings: settingsCommand(settings.surface), tasks: tasksSubcommand(taskDeps) },
     skills: listSkills,
     tools: (channelId) => describeChannelTools(parts.toolsFor(channelId)),
     logger,
@@ -78,6 +84,13 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
     logger,
     accounts: parts.signIn && { servers: parts.signIn.serverNames, grantsOf: parts.signIn.grantsOf, allGrants: parts.signIn.allGrants },
     memories: parts.knowledge?.homeSection,
+    tasks: (userId, teamId) => homeTaskSection(taskDeps, userId, teamId),
+  });
+  registerTaskActions(app as unknown as TaskActionHost, {
+    ...taskDeps,
+    logger,
+    onTaskChanged: parts.onTaskChanged,
+    onHomeChanged: (userId, client) => refreshHome(client, '', userId),
   });
   const signIn = parts.signIn;
   if (signIn) {

@@ -1,0 +1,213 @@
+/**
+ * Scheduled tasks in the bot (issue 28): the scheduler that claims each due occurrence once and writes its run, the
+ * schedule_task tool offered to each Slack run as its asker (their Slack time zone), the announcement in the thread,
+ * and what happens around an occurrence's run — refused (and counted as a failure) when its owner left the workspace
+ * or can no longer read the channel, its result recorded when it ends, a one-off's announcement closed, a task that
+ * paused itself saying so in its thread.
+ */
+import type { WebClient } from '@slack/web-api';
+import type { Config } from '../../config';
+import type { Activity } from '../../core/activity';
+import { createBoundedCache } from '../../core/bounded-cache';
+import type { Clock } from '../../core/clock';
+import type { Logger } from '../../logging/logger';
+import type { RunOutcome, RunRow } from '../../store/run-store';
+import type { Database } from '../../store/database';
+import { getTask, occurrenceOfRun, recordTaskAnnouncement, type TaskRow } from '../../store/task-store';
+import type { ThreadRow } from '../../store/thread-store';
+import { occurrencePrompt } from '../../tasks/occurrence-prompt';
+import { insertOccurrenceRun, parseOccurrenceTrigger } from '../../tasks/occurrence-run';
+import { createTaskScheduler, type TaskScheduler } from '../../tasks/scheduler';
+import { scheduleOf } from '../../tasks/task-schedule-of';
+import { createScheduleTaskTool } from '../../tools/schedule-task';
+import type { Tool } from '../../tools';
+import { taskAnnouncement, taskAnnouncementEnded, taskPausedNotice } from '../../slack/task-blocks';
+
+type Execute = (run: RunRow, signal: AbortSignal) => Promise<RunOutcome | { status: 'waiting_approval' }>;
+
+export interface ScheduledTaskParts {
+  db: Database;
+  client: WebClient;
+  clock: Clock;
+  logger: Logger;
+  activity: Activity;
+  replicaId: string;
+  /** The run worker should look now (an occurrence's run was written); bound late, the worker comes after. */
+  wakeWorker(): void;
+  /** Claims in flight at once: several on PostgreSQL's pool; one on the embedded database, which runs them in turn. */
+  claimConcurrency?: number;
+  /** Tests: how often an idle scheduler looks at the tasks' version counter. */
+  checkEveryMs?: number;
+  /** Test-only: SIGKILL this process inside the first claim, before the run row or just after the claim commits. */
+  killInClaimForTests?: 'before_run_row' | 'after_run_row';
+}
+
+export interface ScheduledTasks {
+  scheduler: TaskScheduler;
+  /** For the run executor (EdgeSeams). */
+  scheduledRequest(run: RunRow): Promise<string | undefined>;
+  runTools(thread: ThreadRow, run: RunRow): Promise<Tool[]>;
+  /** Around the run executor: refuses an occurrence its owner may no longer run, records each occurrence's end. */
+  wrapExecute(execute: Execute): Execute;
+}
+
+const TZ_CACHE_MS = 30 * 60_000;
+
+export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): ScheduledTasks {
+  const { db, client, clock, logger } = parts;
+  const log = logger.child({ component: 'tasks' });
+  const people = createBoundedCache<string, { deleted: boolean; tz?: string }>({ maxEntries: 2_000, ttlMs: TZ_CACHE_MS, now: () => clock.now() });
+
+  const scheduler = createTaskScheduler({
+    db,
+    clock,
+    owner: parts.replicaId,
+    logger: log,
+    enqueueOccurrence: (occurrence, tx) => {
+      if (parts.killInClaimForTests === 'before_run_row') process.kill(process.pid, 'SIGKILL');
+      return insertOccurrenceRun(occurrence, tx);
+    },
+    onClaimed: () => {
+      if (parts.killInClaimForTests === 'after_run_row') process.kill(process.pid, 'SIGKILL');
+      parts.wakeWorker();
+    },
+    onPaused: async (task) => {
+      await client.chat.postMessage({ channel: task.channelId, thread_ts: task.threadTs, ...taskPausedNotice(task, clock.now()) });
+    },
+    pauseAfterFailures: config.tasks.pauseAfterFailures,
+    checkEveryMs: parts.checkEveryMs,
+    claimConcurrency: parts.claimConcurrency,
+    activity: parts.activity,
+  });
+
+  /** users.info, cached: the person's time zone and whether they left the workspace (undefined: Slack did not say). */
+  async function person(userId: string, fresh = false): Promise<{ deleted: boolean; tz?: string } | undefined> {
+    const cached = fresh ? undefined : people.get(userId);
+    if (cached) return cached;
+    try {
+      const found = await client.users.info({ user: userId });
+      const user = found.user as { deleted?: boolean; tz?: string } | undefined;
+      const value = { deleted: user?.deleted === true, tz: user?.tz || undefined };
+      people.set(userId, value);
+      return value;
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error;
+      if (code === 'user_not_found') return { deleted: true };
+      log.debug('users.info failed; the workspace time zone is used', { userId, error });
+      return undefined;
+    }
+  }
+
+  const validZone = (zone: string | undefined) => {
+    if (!zone) return undefined;
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+      return zone;
+    } catch {
+      return undefined;
+    }
+  };
+
+  /** Why the owner may not run this occurrence now, as a sentence; undefined: they may. */
+  async function refusal(task: TaskRow): Promise<string | undefined> {
+    const owner = await person(task.ownerId, true);
+    if (owner?.deleted) return `<@${task.ownerId}>, who scheduled it, is no longer in the workspace`;
+    const { allowedUsers, allowedChannels } = config.slack;
+    if (allowedUsers.length > 0 && !allowedUsers.includes(task.ownerId)) return `<@${task.ownerId}> is no longer on my access list`;
+    const isDm = task.channelId.startsWith('D');
+    if (allowedChannels.length > 0 && !isDm && !allowedChannels.includes(task.channelId)) return 'I am no longer set up to answer in this channel';
+    if (!isDm && !(await isMember(task.channelId, task.ownerId))) return `<@${task.ownerId}> can no longer read this channel`;
+    return undefined;
+  }
+
+  /** Whether the person is in the channel; true when Slack cannot tell (a scope missing, a call failing). */
+  async function isMember(channelId: string, userId: string): Promise<boolean> {
+    try {
+      let cursor: string | undefined;
+      for (let page = 0; page < 50; page++) {
+        const listed = await client.conversations.members({ channel: channelId, limit: 1000, cursor });
+        if (listed.members?.includes(userId)) return true;
+        cursor = listed.response_metadata?.next_cursor || undefined;
+        if (!cursor) return false;
+      }
+      return true;
+    } catch (error) {
+      log.debug('conversations.members failed; the owner is taken to be in the channel', { channelId, error });
+      return true;
+    }
+  }
+
+  async function recordEnd(task: TaskRow, run: RunRow, ok: boolean, error?: string) {
+    try {
+      await scheduler.recordOccurrenceResult(task.id, ok, { runId: run.id, error });
+    } catch (failure) {
+      log.warn('could not record how a scheduled occurrence ended', { taskId: task.id, runId: run.id, error: failure });
+    }
+    if (task.scheduleKind !== 'once') return;
+    const current = await getTask(db, task.id).catch(() => undefined);
+    if (current?.state === 'done' && current.announcementTs) {
+      await client.chat
+        .update({ channel: current.channelId, ts: current.announcementTs, ...taskAnnouncementEnded(current, { how: 'done', at: clock.now() }) })
+        .catch((failure) => log.debug('could not update a done task’s announcement', { taskId: task.id, error: failure }));
+    }
+  }
+
+  return {
+    scheduler,
+
+    async scheduledRequest(run) {
+      if (!parseOccurrenceTrigger(run.triggerTs)) return undefined;
+      const found = await occurrenceOfRun(db, run.id);
+      if (!found) return undefined;
+      const { task, occurrence } = found;
+      return occurrencePrompt({ ownerId: task.ownerId, prompt: task.prompt, schedule: scheduleOf(task), dueAt: occurrence.dueAt, startedAt: clock.now() });
+    },
+
+    async runTools(thread, run) {
+      // An occurrence does not schedule more tasks; a run without a person behind it has nobody to run them as.
+      if (parseOccurrenceTrigger(run.triggerTs) || !run.triggerUserId) return [];
+      const userId = run.triggerUserId;
+      const timeZone = validZone((await person(userId))?.tz) ?? config.timeZone;
+      return [
+        createScheduleTaskTool({
+          db,
+          clock,
+          limits: config.tasks,
+          context: { teamId: run.teamId || thread.teamId || '', channelId: thread.channelId, threadTs: thread.threadTs, userId, timeZone },
+          announce: async (task) => {
+            const posted = await client.chat.postMessage({ channel: task.channelId, thread_ts: task.threadTs, ...taskAnnouncement(task, clock.now()) });
+            if (posted.ts) await recordTaskAnnouncement(db, task.id, posted.ts);
+          },
+          onScheduled: () => scheduler.refresh(),
+        }),
+      ];
+    },
+
+    wrapExecute(execute) {
+      return async (run, signal) => {
+        if (!parseOccurrenceTrigger(run.triggerTs)) return execute(run, signal);
+        const found = await occurrenceOfRun(db, run.id);
+        if (!found) return execute(run, signal);
+        const { task, occurrence } = found;
+        if (run.answerTs.length === 0 && !occurrence.result) {
+          const why = await refusal(task);
+          if (why) {
+            const error = `not run: ${why}`;
+            log.info('scheduled occurrence refused', { taskId: task.id, runId: run.id, reason: why });
+            const posted = await client.chat
+              .postMessage({ channel: task.channelId, thread_ts: task.threadTs, text: `:warning: I did not run this scheduled task: ${why}.` })
+              .catch(() => undefined);
+            await recordEnd(task, run, false, why);
+            return { status: 'failed', error, answerTs: posted?.ts ? [posted.ts] : [] };
+          }
+        }
+        const outcome = await execute(run, signal);
+        if (outcome.status !== 'waiting_approval') {
+          const ok = outcome.status === 'done';
+          await recordEnd(task, run, ok, ok ? undefined : (outcome.error ?? outcome.status));
+        }
+        return outcome;
+      };
+    },
+  };
+}
