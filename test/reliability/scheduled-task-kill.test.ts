@@ -34,6 +34,8 @@ describe.skipIf(!adminUrl)('kill -9 during a scheduled occurrence', { timeout: 3
     model = await startFakeOpenAI({ apiKey: MODEL_KEY });
     slack.addUser({ id: ANA, name: 'ana', displayName: 'Ana' });
     slack.addChannel({ id: CHANNEL, name: 'general' });
+    // An occurrence runs with its owner's access: Ana is in the channel.
+    slack.setMembers(CHANNEL, [ANA]);
     scratch = await createScratchPostgres(adminUrl!);
     database = await openDatabase({ driver: 'postgres', url: scratch.url, maxConnections: 2 });
   }, 120_000);

@@ -116,12 +116,18 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
     if (allowedUsers.length > 0 && !allowedUsers.includes(task.ownerId)) return `<@${task.ownerId}> is no longer on my access list`;
     const isDm = task.channelId.startsWith('D');
     if (allowedChannels.length > 0 && !isDm && !allowedChannels.includes(task.channelId)) return 'I am no longer set up to answer in this channel';
-    if (!isDm && !(await isMember(task.channelId, task.ownerId))) return `<@${task.ownerId}> can no longer read this channel`;
+    if (isDm) return undefined;
+    const member = await isMember(task.channelId, task.ownerId);
+    if (member === undefined) return `I could not check with Slack that <@${task.ownerId}> can still read this channel, so this time it did not run`;
+    if (!member) return `<@${task.ownerId}> can no longer read this channel`;
     return undefined;
   }
 
-  /** Whether the person is in the channel; true when Slack cannot tell (a scope missing, a call failing). */
-  async function isMember(channelId: string, userId: string): Promise<boolean> {
+  /**
+   * Whether the person is in the channel; undefined when Slack cannot tell (a scope missing, a call failing). Never
+   * taken as yes: an occurrence runs with its owner's access, so one that cannot be checked does not run.
+   */
+  async function isMember(channelId: string, userId: string): Promise<boolean | undefined> {
     try {
       let cursor: string | undefined;
       for (let page = 0; page < 50; page++) {
@@ -130,10 +136,10 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
         cursor = listed.response_metadata?.next_cursor || undefined;
         if (!cursor) return false;
       }
-      return true;
+      return undefined;
     } catch (error) {
-      log.debug('conversations.members failed; the owner is taken to be in the channel', { channelId, error });
-      return true;
+      log.warn('conversations.members failed; the occurrence does not run without its owner\'s access checked', { channelId, error });
+      return undefined;
     }
   }
 

@@ -35,6 +35,8 @@ describe.skipIf(!adminUrl)('an hourly task on two replicas', { timeout: 180_000 
     scratch = await createScratchPostgres(adminUrl!);
     first = await openDatabase({ driver: 'postgres', url: scratch.url, maxConnections: 4 });
     h = await startHarness({ start: { ...timers, database: first, workerId: 'replica-a' } });
+    // An occurrence runs with its owner's access: Ana is in the channel.
+    h.slack.setMembers(CHANNEL, [ANA]);
     const database = await openDatabase({ driver: 'postgres', url: scratch.url, maxConnections: 4 });
     const loaded = loadConfig({
       SLACK_BOT_TOKEN: h.slack.botToken,

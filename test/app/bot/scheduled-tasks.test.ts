@@ -36,6 +36,8 @@ afterAll(async () => {
 beforeEach(() => {
   h.slack.reset();
   h.model.reset();
+  // An occurrence runs with its owner's access: they are in the channel (checked with conversations.members).
+  h.slack.setMembers(CHANNEL, [ANA, BEN, 'U0ADMIN']);
 });
 
 /** Moves the test clock and waits until the app has done what that made due. */
@@ -229,3 +231,17 @@ function isFinished(threadTs: string, marker: string): boolean {
 function toolsOffered(request: ChatRequestBody): Array<{ name: string; description?: string }> {
   return (request.tools ?? []).flatMap((tool) => ('function' in tool ? [tool.function] : []));
 }
+
+describe('an occurrence whose owner’s access cannot be checked', () => {
+  it('does not run, and says why in the thread', async () => {
+    const { threadTs, task } = await schedule(`0 ${new Date(clock.now() + 2 * 60 * MINUTE).getUTCHours()} * * *`, 'post the standup digest');
+    const requestsBefore = h.model.requests.length;
+    // Slack cannot say who is in the channel: the occurrence is not taken to be allowed.
+    h.slack.failNext('conversations.members', { error: 'ratelimited' }, 20);
+    await advance(24 * 60 * MINUTE);
+    await eventually(() => h.slack.botMessages(CHANNEL, threadTs).some((m) => /could not check with Slack that .* can still read this channel/.test(m.text ?? '')), { timeoutMs: 10_000 });
+    expect(h.model.requests.length).toBe(requestsBefore);
+    expect((await occurrences(task.id)).map((o) => o.result)).toEqual(['failed']);
+  });
+});
+
