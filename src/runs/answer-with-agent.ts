@@ -7,7 +7,7 @@ import type { ApprovalDecision } from '../core/approval';
 import type { RunStepRecord } from '../core/run-step';
 import { buildBudgetReport, fitToolResult, retryTokenLimit, toolResultLimit, trimRequestForRetry } from '../context';
 import type { SkillReader, Tool, ToolRegistry } from '../tools';
-import { createToolRegistry } from '../tools/registry';
+import { withOwnTools } from '../tools/registry';
 import { createFileSubAgent } from '../tools/ask-file/file-reader';
 import type { PreparedTurn } from './prepare-turn';
 import type { EffectiveChannelSettings } from '../config/channel-settings';
@@ -63,7 +63,7 @@ export async function answerWithAgent(
   return runAgentTurn({
     model,
     messages: built.messages,
-    registry: withKnowledgeTools(withRunTools(deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }), runTools), deps.knowledge, prepared.asker),
+    registry: withKnowledgeTools(withOwnTools(deps.toolsFor(prepared.channelId, { mcpServers: channelSettings?.mcpServers }), runTools ?? []), deps.knowledge, prepared.asker),
     resources: {
       files: files.access,
       skills: offeredSkillReader(deps.skills, channelSettings?.skills),
@@ -100,17 +100,6 @@ export async function answerWithAgent(
   });
 }
 
-/** The channel's tools and this run's own (which win a clash of names). */
-function withRunTools(registry: ToolRegistry, tools: Tool[] | undefined): ToolRegistry {
-  if (!tools?.length) return registry;
-  const own = createToolRegistry(tools);
-  const names = new Set(own.names());
-  return {
-    specs: () => [...registry.specs().filter((spec) => !names.has(spec.name)), ...own.specs()],
-    get: (name) => own.get(name) ?? registry.get(name),
-    names: () => [...registry.names().filter((name) => !names.has(name)), ...own.names()],
-  };
-}
 
 /** load_skill reads only the skills the channel offers; asking for another says so instead of reading it. */
 function offeredSkillReader(reader: SkillReader, offered: readonly string[] | undefined): SkillReader {

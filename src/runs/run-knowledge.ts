@@ -7,8 +7,7 @@ import { isFromBot, QUESTION_EVENT, type BotIdentity, type SlackMessage } from '
 import { OPENAI_TOOL_LIMIT } from '../mcp';
 import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
-import { createToolRegistry, type ToolRegistry } from '../tools/registry';
-import type { Tool } from '../tools/tool';
+import { withOwnTools, type ToolRegistry } from '../tools/registry';
 import type { RunAsker, RunKnowledge, ThreadSource } from './seams';
 
 /** Most tokens the memories block may take in a request. */
@@ -68,8 +67,5 @@ export async function memoriesBlockFor(
 /** The channel's registry with the asker's knowledge tools first; over OpenAI's tool limit, the last ones give way. */
 export function withKnowledgeTools(registry: ToolRegistry, knowledge: RunKnowledge | undefined, asker: RunAsker | undefined): ToolRegistry {
   if (!knowledge || !asker) return registry;
-  const own = knowledge.tools(asker);
-  const taken = new Set(own.map((tool) => tool.name));
-  const rest = registry.names().flatMap((name) => (taken.has(name) ? [] : [registry.get(name)!]));
-  return createToolRegistry([...own, ...rest].slice(0, OPENAI_TOOL_LIMIT) as Tool[]);
+  return withOwnTools(registry, knowledge.tools(asker), { first: true, limit: OPENAI_TOOL_LIMIT });
 }

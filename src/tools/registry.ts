@@ -36,3 +36,21 @@ function toParametersSchema(tool: Tool): Record<string, unknown> {
   }
   return schema;
 }
+
+/**
+ * A registry with a run's own tools laid over another's, which keeps its behaviour (tools found through search_tools
+ * join it as the run goes). An own tool replaces one of the same name; `first` puts the own tools at the head of the
+ * request; at most `limit` tools are offered to the model (the rest of the other registry's stay callable by name).
+ */
+export function withOwnTools(registry: ToolRegistry, tools: readonly Tool[], options: { first?: boolean; limit?: number } = {}): ToolRegistry {
+  if (tools.length === 0) return registry;
+  const own = createToolRegistry([...tools]);
+  const taken = new Set(own.names());
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const ordered = <T>(mine: T[], theirs: T[]) => (options.first ? [...mine, ...theirs] : [...theirs, ...mine]).slice(0, limit);
+  return {
+    specs: () => ordered(own.specs(), registry.specs().filter((spec) => !taken.has(spec.name))),
+    get: (name) => own.get(name) ?? registry.get(name),
+    names: () => ordered(own.names(), registry.names().filter((name) => !taken.has(name))),
+  };
+}
