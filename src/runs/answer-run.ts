@@ -3,19 +3,18 @@
  * deliver the answer. Everything outside comes in through the seams (./seams.ts); this only orders the steps and
  * decides what each outcome means for the thread.
  */
-import { messageOf } from '../core/errors';
 import type { BotIdentity } from '../conversation';
 import type { RunObservation, RunObserver } from '../core/run-observer';
 import type { Logger } from '../logging/logger';
 import type { RunOutcome, RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
 import { answeredOutcome, answerWithAgent, type AgentDependencies } from './answer-with-agent';
-import { describeFailure } from './describe-failure';
+import { endFailedAttempt } from './end-failed-attempt';
 import { prepareTurn, type PrepareTurnDependencies } from './prepare-turn';
 import { resumeInterruptedRun } from './resume-run';
 import { RunInterrupted } from './run-interrupted';
-import { parkForApproval } from './park-for-approval';
-import { parkForSignIn, signInCalls, signInSteps, type SignInLedger, type SignInPrompter } from './park-for-sign-in';
+import { parkWaitingCalls, recordConnectedSignIns } from './park-waiting-calls';
+import { actingAsSpeaker, type RunSpeakerDependencies } from './run-speaker';
 import { parkedTurnOf } from './parked-turn';
 import { observeAttempt } from './observe-run';
 import { openRunChannel } from './run-channel';
@@ -23,12 +22,12 @@ import { tallyRunCost, type RunCostDependencies } from './run-cost';
 import { chooseRunModel, type RunModelDependencies } from './run-model';
 import { trackCurrentStep } from './current-step';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from './seams';
-import type { Tool } from '../tools';
 
 export interface RunDependencies
   extends AgentDependencies,
     RunModelDependencies,
     RunCostDependencies,
+    RunSpeakerDependencies,
     Omit<PrepareTurnDependencies, 'model' | 'contextWindow' | 'skills' | 'timeZone'> {
   bot: BotIdentity;
   threads: ThreadSource;
@@ -41,17 +40,8 @@ export interface RunDependencies
   logger: Logger;
   /** Told about each attempt, its steps and its end (traces). */
   observer?: RunObserver;
-  /** Before an attempt builds its tools: per-person servers' tool lists, which another replica's sign-in may have changed. */
-  refreshTools?(): Promise<void>;
-  /** Per-person sign-in: parking the run until its speaker has connected, and their private Connect prompt (the edge's). */
-  signIns?: {
-    ledger: SignInLedger & { completed(runId: number): Promise<Array<{ callId: string; server: string; userId: string; at: Date }>> };
-    prompt: SignInPrompter;
-  };
   /** When `run` answers a scheduled task's occurrence: its request (tasks/occurrence-prompt.ts); else undefined. */
   scheduledRequest?(run: RunRow): Promise<string | undefined>;
-  /** Tools only this run is offered (schedule_task: its asker, thread and time zone); none in the terminal. */
-  runTools?(thread: ThreadRow, run: RunRow): Promise<Tool[]>;
 }
 
 type AttemptOutcome = RunOutcome | { status: 'waiting_approval' };
@@ -97,28 +87,13 @@ export function createRunExecutor(deps: RunDependencies) {
         return { status: 'done', error: `nothing to answer: ${prepared.nothing}` };
       }
       const resume = await parkedTurnOf(run, deps, cost.record);
-      if (resume && deps.signIns) {
-        const connected = (await deps.signIns.ledger.completed(run.id)).filter((done) => resume.turn.calls.some((call) => call.id === done.callId));
-        signInSteps(resume.turn, { connected }).forEach(cost.record);
-      }
+      await recordConnectedSignIns(deps.signIns, run.id, resume, cost.record);
       await deps.refreshTools?.();
-      // Per-person servers act as the person this run answers (a scheduled task: its owner), nobody else.
-      const speaker = run.triggerUserId ? { teamId: run.teamId ?? thread.teamId, userId: run.triggerUserId } : undefined;
-      const toolsFor: typeof agentDeps.toolsFor = (channelId, options) => agentDeps.toolsFor(channelId, { ...options, speaker, runId: run.id });
-      const result = await answerWithAgent({ ...agentDeps, toolsFor }, prepared, channel, record, signal, resume, settings, current, await deps.runTools?.(thread, run));
+      const result = await answerWithAgent(actingAsSpeaker(agentDeps, run, thread), prepared, channel, record, signal, resume, settings, current, await deps.runTools?.(thread, run));
       if (result.stop === 'cancelled') throw signal.reason ?? new RunInterrupted('cancelled');
       if (result.awaiting) {
-        const waitingForSignIn = deps.signIns ? signInCalls(result.awaiting) : [];
-        if (deps.signIns && waitingForSignIn.length === result.awaiting.calls.length) {
-          signInSteps(result.awaiting.turn, { requested: waitingForSignIn }).forEach(cost.record);
-          const costs = { ...cost.totals(), iterations: result.iterations };
-          return await parkForSignIn({ run, thread, channel, ledger: deps.ledger, signIns: deps.signIns.ledger, prompt: deps.signIns.prompt, costs, logger: log }, result.awaiting);
-        }
-        // Beside calls waiting for a decision, a call waiting for a sign-in just runs again once they are decided
-        // (and asks for the sign-in then): only the decisions are asked for now.
-        if (waitingForSignIn.length > 0) result.awaiting = { ...result.awaiting, calls: result.awaiting.calls.filter((call) => !call.signIn) };
-        const parking = { run, thread, channel, ledger: deps.ledger, approvalTimeoutMs: deps.settings.approvalTimeoutMs, cost, logger: log };
-        return await parkForApproval(parking, { awaiting: result.awaiting, iterations: result.iterations });
+        const waiting = { run, thread, channel, ledger: deps.ledger, signIns: deps.signIns, approvalTimeoutMs: deps.settings.approvalTimeoutMs, cost, logger: log };
+        return await parkWaitingCalls(waiting, { ...result, awaiting: result.awaiting });
       }
       await assertStillOwner();
       const answerTs = await channel.answer.finish(result.answer, { runId: run.id, note: result.note });
@@ -129,24 +104,11 @@ export function createRunExecutor(deps: RunDependencies) {
       if (prepared.shown.images.length) await prepared.files.describeShown(prepared.shown.images);
       return { status: 'done', ...cost.totals(), ...answeredOutcome(result), answerTs, imagesShown: prepared.shown.images.map((image) => image.name) };
     } catch (error) {
-      await channel.status.clear();
-      const reason = signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
-      if (reason instanceof RunInterrupted && reason.kind === 'cancelled') {
-        const answerTs = await channel.answer.fail('_Stopped: this answer was cancelled._').catch(() => []);
-        return { status: 'cancelled', error: 'cancelled by a user', answerTs, ...cost.totals() };
-      }
-      if (reason instanceof RunInterrupted) throw error; // shutdown or lost lease: the run is resumed elsewhere
-      log.error('answer failed', { error });
-      await assertStillOwner();
-      const answerTs = await channel.answer.fail(describeFailure(error)).catch((postError) => {
-        log.error('could not tell the thread about the failure', { error: postError });
-        return [] as string[];
-      });
-      if (answerTs.length) await deps.ledger.recordAnswer(run.id, answerTs).catch(() => {});
-      return { status: 'failed', error: messageOf(error), answerTs, ...cost.totals() };
+      return await endFailedAttempt({ run, channel, ledger: deps.ledger, signal, cost, assertStillOwner, logger: log }, error);
     } finally {
       await current.settled();
       await deps.ledger.recordSteps(run.id, [...cost.steps]).catch((error) => log.warn('could not record run steps', { error }));
     }
   }
 }
+
