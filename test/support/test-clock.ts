@@ -4,6 +4,12 @@ import type { Clock } from '../../src/core/clock';
 export interface FakeClock extends Clock {
   /** Moves time forward by `ms`, firing every timer that falls due on the way (timers they set included). */
   advance(ms: number): void;
+  /**
+   * Moves time to `target` a due instant at a time: fires every timer due then (two replicas woken together race
+   * for real), and lets the work they started settle (`settle`) before looking for the next — timers that work sets
+   * included — so a week of a scheduler's life takes as many steps as it set timers, not as it has milliseconds.
+   */
+  runUntil(target: number, settle: () => Promise<unknown>): Promise<void>;
   /** Timers set and not yet fired or cancelled. */
   pending(): number;
 }
@@ -31,6 +37,23 @@ export function createFakeClock(start = Date.UTC(2026, 10, 24, 9, 0, 0)): FakeCl
         first[1].callback();
       }
       now = until;
+    },
+    async runUntil(target, settle) {
+      await settle();
+      for (;;) {
+        let due: number | undefined;
+        for (const timer of timers.values()) if (timer.due <= target && (due === undefined || timer.due < due)) due = timer.due;
+        if (due === undefined) break;
+        now = Math.max(now, due);
+        for (const [id, timer] of [...timers]) {
+          if (timer.due > due) continue;
+          timers.delete(id);
+          timer.callback();
+        }
+        await settle();
+      }
+      now = Math.max(now, target);
+      await settle();
     },
     pending: () => timers.size,
   };

@@ -20,7 +20,7 @@ import { insertOccurrenceRun } from '../../src/tasks/occurrence-run';
 import { createTaskScheduler, type ScheduledOccurrence, type TaskSchedulerOptions } from '../../src/tasks/scheduler';
 import { createScratchPostgres, testDatabases, type TestDatabase } from '../support/databases';
 import { countingDatabase } from './counting-database';
-import { createManualClock, type ManualClock } from './manual-clock';
+import { createFakeClock, type FakeClock } from '../support/test-clock';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -36,7 +36,7 @@ async function enqueueAndAnswer(occurrence: ScheduledOccurrence, tx: Database): 
   return runId;
 }
 
-function startScheduler(db: Database, clock: ManualClock, owner: string, options: Partial<TaskSchedulerOptions> = {}) {
+function startScheduler(db: Database, clock: FakeClock, owner: string, options: Partial<TaskSchedulerOptions> = {}) {
   const claimed: ScheduledOccurrence[] = [];
   const scheduler = createTaskScheduler({
     db,
@@ -52,7 +52,7 @@ function startScheduler(db: Database, clock: ManualClock, owner: string, options
   return { scheduler, claimed };
 }
 
-async function schedule(db: Database, clock: ManualClock, thread: string, when: string, userId?: string) {
+async function schedule(db: Database, clock: FakeClock, thread: string, when: string, userId?: string) {
   const outcome = await scheduleTask({ db, clock, limits }, context(thread, userId), { prompt: `Summarise #incidents (${thread})`, when });
   if (!outcome.ok) throw new Error(outcome.message);
   return outcome.task;
@@ -95,7 +95,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('fires a repeating task once per due time, across a restart', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const task = await schedule(db, clock, '1700000000.000100', '0 9 * * *');
     const first = startScheduler(db, clock, 'replica-a');
     await clock.runUntil(START + 2.5 * DAY, () => first.scheduler.idle());
@@ -126,7 +126,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   it('two replicas at once claim each occurrence exactly once', async () => {
     const replicas = await openReplicas(database, handle);
     try {
-      const clock = createManualClock(START);
+      const clock = createFakeClock(START);
       const tasks: TaskRow[] = [];
       for (let i = 0; i < 30; i++) tasks.push(await schedule(replicas.a, clock, `1700000000.${String(i).padStart(6, '0')}`, `${i % 3} 9 * * *`));
       const a = startScheduler(replicas.a, clock, 'replica-a', { retryMs: 1000 });
@@ -147,7 +147,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   }, 60_000);
 
   it('runs a missed occurrence once, marked late, and moves on to the next due time after now', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const task = await schedule(db, clock, '1700000001.000100', '0 9 * * *');
     // Down for three mornings: nothing runs meanwhile.
     await clock.runUntil(START + 3 * DAY + 2 * HOUR, async () => {});
@@ -168,7 +168,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('a crash before the claim commits leaves the occurrence due, and it runs once after the restart', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const task = await schedule(db, clock, '1700000002.000100', '2026-11-27T09:00');
     const crashing = startScheduler(db, clock, 'replica-a', {
       enqueueOccurrence: async () => {
@@ -191,7 +191,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('keeps local times across DST in Europe/Paris and America/New_York', async () => {
-    const clock = createManualClock(Date.parse('2026-03-27T12:00:00Z'));
+    const clock = createFakeClock(Date.parse('2026-03-27T12:00:00Z'));
     const paris = await schedule(db, clock, '1700000003.000100', '0 9 * * *');
     const outcome = await scheduleTask({ db, clock, limits }, { ...context('1700000003.000200'), timeZone: 'Europe/Paris' }, { prompt: 'NY digest', when: '0 9 * * *', timeZone: 'America/New_York' });
     if (!outcome.ok) throw new Error(outcome.message);
@@ -204,7 +204,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('a failing task pauses itself after N failures in a row and says so; a success in between resets the count', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const task = await schedule(db, clock, '1700000004.000100', '0 9 * * *');
     const paused: number[] = [];
     const { scheduler, claimed } = startScheduler(db, clock, 'replica-a', { pauseAfterFailures: 3, onPaused: (t) => void paused.push(t.id) });
@@ -228,7 +228,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('delete by a non-owner is refused; by the owner it stops the task', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const task = await schedule(db, clock, '1700000005.000100', '0 9 * * *');
     const { scheduler, claimed } = startScheduler(db, clock, 'replica-a');
     await clock.runUntil(START + DAY, () => scheduler.idle());
@@ -249,7 +249,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('an admin may pause and resume anyone’s task; resuming starts from the next due time after now', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const task = await schedule(db, clock, '1700000006.000100', '0 9 * * 1');
     const deps = { db, clock, admins: ['U0ADMIN'] };
     expect(await changeTask(deps, { taskId: task.id, userId: 'U0ADMIN', action: 'pause' })).toMatchObject({ ok: true, changed: true });
@@ -265,7 +265,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('a task written on another replica is seen within one version check, and runs at its time', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const { scheduler, claimed } = startScheduler(db, clock, 'replica-a', { checkEveryMs: 30_000 });
     await scheduler.idle();
     // Written through the store directly, not through this scheduler (no refresh): only the version tells.
@@ -276,7 +276,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('waits while a person\'s question is waiting in the thread, then runs the occurrence once', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const threadTs = '1700000008.000100';
     const [thread] = await upsertThreads(db, [{ teamId: 'T1', channelId: 'CTASKS', threadTs, engaged: true }]);
     const [waiting] = await insertWaitingRuns(db, [{ threadId: thread!.id, triggerTs: '1700000008.000200', triggerUserId: 'U0HUMAN', channelId: 'CTASKS' }]);
@@ -292,7 +292,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
   });
 
   it('idle with 10,000 tasks none of which is due: one timer, at most 2 queries a minute', async () => {
-    const clock = createManualClock(START);
+    const clock = createFakeClock(START);
     const rows = Array.from({ length: 10_000 }, (_, i) => ({
       teamId: 'T1',
       channelId: 'CIDLE',

@@ -9,7 +9,7 @@ import { createScheduleTaskTool } from '../../src/tools/schedule-task';
 import type { ToolContext } from '../../src/tools/tool';
 import type { TaskContext } from '../../src/tasks/manage-tasks';
 import { testDatabases } from '../support/databases';
-import { createManualClock } from '../tasks/manual-clock';
+import { createFakeClock } from '../support/test-clock';
 
 const unused = new Proxy({} as never, {
   get(_target, property) {
@@ -44,7 +44,7 @@ describe('schedule_task', () => {
   });
 
   it('schedules a repeating task, announces it and tells the model the schedule in words', async () => {
-    const clock = createManualClock(Date.parse('2026-11-26T10:00:00Z'));
+    const clock = createFakeClock(Date.parse('2026-11-26T10:00:00Z'));
     const announced: Array<[TaskRow, string]> = [];
     const scheduled: number[] = [];
     const tool = createScheduleTaskTool({
@@ -67,7 +67,7 @@ describe('schedule_task', () => {
   });
 
   it('uses a time zone the person named, and refuses with sentences', async () => {
-    const clock = createManualClock(Date.parse('2026-11-26T10:00:00Z'));
+    const clock = createFakeClock(Date.parse('2026-11-26T10:00:00Z'));
     const tool = createScheduleTaskTool({ db: handle.db, clock, limits: { minIntervalMinutes: 60, maxPerPerson: 2 }, context: { ...asker, userId: 'U0OTHER' } });
     const { context } = toolContext();
     expect(await tool.execute({ prompt: 'Check the rollout', when: '2026-11-27T10:00', timeZone: 'America/New_York' }, context)).toMatch(
