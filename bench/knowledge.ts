@@ -212,6 +212,7 @@ function publicDirectory(): KnowledgeDirectory {
   return {
     channel: async (id) => ({ id, name: id.toLowerCase(), isPublic: true, isDirect: false }),
     isMember: async () => false,
+    membership: async () => false,
     userName: async (id) => id,
     permalink: async (channel, ts) => `https://bench.slack.com/archives/${channel}/p${ts.replace('.', '')}`,
     onMembershipEvent: () => undefined,

@@ -22,6 +22,8 @@ export interface KnowledgeDirectory {
   channel(id: string): Promise<ChannelFacts | undefined>;
   /** Whether the person is a member of the conversation; false when Slack does not answer. */
   isMember(channelId: string, userId: string): Promise<boolean>;
+  /** The same, undefined when Slack does not answer: for callers that say so rather than refuse in silence. */
+  membership(channelId: string, userId: string): Promise<boolean | undefined>;
   userName(userId: string): Promise<string | undefined>;
   permalink(channelId: string, ts: string, threadTs?: string): Promise<string | undefined>;
   /** member_joined_channel / member_left_channel: that channel's member list is asked again next time. */
@@ -55,6 +57,20 @@ export function createSlackDirectory(api: KnowledgeSlackApi, options: DirectoryO
   const links = createBoundedCache<string, Promise<string | undefined>>({ maxEntries: 20_000, ttlMs: PERMALINK_TTL_MS, now });
   const call = <T>(fn: () => Promise<T>) => callWithRateLimit(fn, clock, { maxWaits: 2 });
 
+  const membership = async (channelId: string, userId: string): Promise<boolean | undefined> => {
+    const list = await cached(members, channelId, async () => {
+      const all = new Set<string>();
+      let cursor: string | undefined;
+      do {
+        const page = await call(() => api.conversations.members({ channel: channelId, limit: 1000, cursor }));
+        for (const member of page.members ?? []) all.add(member);
+        cursor = page.response_metadata?.next_cursor || undefined;
+      } while (cursor);
+      return all;
+    });
+    return list?.has(userId);
+  };
+
   return {
     channel: (id) =>
       cached(channels, id, async () => {
@@ -64,19 +80,8 @@ export function createSlackDirectory(api: KnowledgeSlackApi, options: DirectoryO
         return { id, name: channel.name ?? undefined, isPublic: !isDirect && channel.is_private === false, isDirect };
       }),
 
-    async isMember(channelId, userId) {
-      const list = await cached(members, channelId, async () => {
-        const all = new Set<string>();
-        let cursor: string | undefined;
-        do {
-          const page = await call(() => api.conversations.members({ channel: channelId, limit: 1000, cursor }));
-          for (const member of page.members ?? []) all.add(member);
-          cursor = page.response_metadata?.next_cursor || undefined;
-        } while (cursor);
-        return all;
-      });
-      return list?.has(userId) ?? false;
-    },
+    isMember: async (channelId, userId) => (await membership(channelId, userId)) ?? false,
+    membership,
 
     userName: (userId) =>
       cached(names, userId, async () => {

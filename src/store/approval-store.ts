@@ -2,10 +2,10 @@
  * Tool calls waiting for a person, durably: a run parks (no lease, its turn saved), people decide on any replica
  * (each approval decided once), and the run becomes resumable once every call it waits for is decided.
  */
-import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from './database';
-import { markRunParked, type RunCostsSoFar } from './park-run';
-import { approvals, runs } from './schema';
+import { makeResumable, markRunParked, type RunCostsSoFar } from './park-run';
+import { approvals } from './schema';
 
 export type ApprovalRow = typeof approvals.$inferSelect;
 
@@ -123,18 +123,3 @@ export async function claimApprovedCall(db: Database, approvalId: number): Promi
   return claimed.length === 1;
 }
 
-/** Runs among these that wait for nothing any more: waiting_approval → resumable. */
-async function makeResumable(db: Database, runIds: number[]): Promise<number[]> {
-  const rows = await db
-    .update(runs)
-    .set({ status: 'resumable' })
-    .where(
-      and(
-        inArray(runs.id, runIds),
-        eq(runs.status, 'waiting_approval'),
-        sql`not exists (select 1 from approvals a where a.run_id = ${runs.id} and a.status = 'pending')`,
-      ),
-    )
-    .returning({ id: runs.id });
-  return rows.map((row) => row.id);
-}

@@ -4,7 +4,7 @@
  * (waiting is not an interruption) and adds what it cost so far to its totals. Runs inside the caller's transaction,
  * which then records what the run waits for.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from './database';
 import { runs } from './schema';
 import type { CurrentStep } from '../core/run-step';
@@ -54,4 +54,24 @@ export async function markRunParked(tx: Transaction, update: ParkedRunUpdate): P
     .where(and(eq(runs.id, update.runId), eq(runs.leaseOwner, update.owner), eq(runs.status, 'running')))
     .returning({ id: runs.id });
   return parked !== undefined;
+}
+
+/**
+ * waiting_approval → resumable for the runs among these that wait for nothing any more: no decision and no sign-in
+ * pending. Conditional, so of the replicas that settle a run's last wait at once exactly one makes it resumable.
+ */
+export async function makeResumable(db: Database, runIds: number[]): Promise<number[]> {
+  const rows = await db
+    .update(runs)
+    .set({ status: 'resumable' })
+    .where(
+      and(
+        inArray(runs.id, runIds),
+        eq(runs.status, 'waiting_approval'),
+        sql`not exists (select 1 from approvals a where a.run_id = ${runs.id} and a.status = 'pending')`,
+        sql`not exists (select 1 from oauth_sign_ins s where s.run_id = ${runs.id} and s.status = 'pending')`,
+      ),
+    )
+    .returning({ id: runs.id });
+  return rows.map((row) => row.id);
 }

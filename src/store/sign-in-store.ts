@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { and, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from './database';
-import { markRunParked, type RunCostsSoFar } from './park-run';
-import { approvals, oauthSignIns, runs } from './schema';
+import { makeResumable, markRunParked, type RunCostsSoFar } from './park-run';
+import { approvals, oauthSignIns } from './schema';
 import type { TokenCipher } from './token-cipher';
 
 export type SignInRow = typeof oauthSignIns.$inferSelect;
@@ -206,19 +206,3 @@ export async function signInExpiredFor(db: Database, runId: number, key: { teamI
   return row !== undefined;
 }
 
-/** waiting_approval → resumable for runs that wait for neither a decision nor a sign-in any more. */
-async function makeResumable(db: Database, runIds: number[]): Promise<number[]> {
-  const rows = await db
-    .update(runs)
-    .set({ status: 'resumable' })
-    .where(
-      and(
-        inArray(runs.id, runIds),
-        eq(runs.status, 'waiting_approval'),
-        sql`not exists (select 1 from approvals a where a.run_id = ${runs.id} and a.status = 'pending')`,
-        sql`not exists (select 1 from oauth_sign_ins s where s.run_id = ${runs.id} and s.status = 'pending')`,
-      ),
-    )
-    .returning({ id: runs.id });
-  return rows.map((row) => row.id);
-}

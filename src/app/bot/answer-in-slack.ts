@@ -46,7 +46,7 @@ export interface AnswerWiring {
   /** Set by stop(): what is left of the grace period, and all of it. */
   shutdown: { graceMs: number; deadline: number };
   /** Beyond the thread: memories and knowledge tools for the runs, the index's listeners, App Home's memories. */
-  knowledge?: BotKnowledge;
+  knowledge: BotKnowledge;
 }
 
 export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
@@ -57,7 +57,7 @@ export async function wireSlackAnswers(config: Config, wiring: AnswerWiring) {
   const threads = createSlackThreadSource(app.client);
   const settings = createBotChannelSettings(config, { db, skills: composition.skills, mcpServers: wiring.mcpServerNames, logger, now });
   // Scheduled tasks: the worker that answers an occurrence's run is made below, hence the late-bound wake.
-  const tasks = wireScheduledTasks(config, { db, client: app.client, clock, logger, activity, replicaId, wakeWorker: () => worker.wake(), checkEveryMs: wiring.taskCheckEveryMs, claimConcurrency: composition.database.driver === 'pglite' ? 1 : 4, killInClaimForTests: wiring.killInTaskClaimForTests });
+  const tasks = wireScheduledTasks(config, { db, client: app.client, membership: wiring.knowledge.directory.membership, clock, logger, activity, replicaId, wakeWorker: () => worker.wake(), checkEveryMs: wiring.taskCheckEveryMs, claimConcurrency: composition.database.driver === 'pglite' ? 1 : 4, killInClaimForTests: wiring.killInTaskClaimForTests });
   const execute = tasks.wrapExecute(composition.createExecutor({
     bot,
     threads,

@@ -32,6 +32,8 @@ export interface ScheduledTaskParts {
   logger: Logger;
   activity: Activity;
   replicaId: string;
+  /** Whether the owner is in the channel (the knowledge directory's, cached); undefined when Slack cannot tell. */
+  membership(channelId: string, userId: string): Promise<boolean | undefined>;
   /** The run worker should look now (an occurrence's run was written); bound late, the worker comes after. */
   wakeWorker(): void;
   /** Claims in flight at once: several on PostgreSQL's pool; one on the embedded database, which runs them in turn. */
@@ -117,30 +119,11 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
     const isDm = task.channelId.startsWith('D');
     if (allowedChannels.length > 0 && !isDm && !allowedChannels.includes(task.channelId)) return 'I am no longer set up to answer in this channel';
     if (isDm) return undefined;
-    const member = await isMember(task.channelId, task.ownerId);
+    // Never taken as yes when Slack cannot tell: an occurrence runs with its owner's access.
+    const member = await parts.membership(task.channelId, task.ownerId);
     if (member === undefined) return `I could not check with Slack that <@${task.ownerId}> can still read this channel, so this time it did not run`;
     if (!member) return `<@${task.ownerId}> can no longer read this channel`;
     return undefined;
-  }
-
-  /**
-   * Whether the person is in the channel; undefined when Slack cannot tell (a scope missing, a call failing). Never
-   * taken as yes: an occurrence runs with its owner's access, so one that cannot be checked does not run.
-   */
-  async function isMember(channelId: string, userId: string): Promise<boolean | undefined> {
-    try {
-      let cursor: string | undefined;
-      for (let page = 0; page < 50; page++) {
-        const listed = await client.conversations.members({ channel: channelId, limit: 1000, cursor });
-        if (listed.members?.includes(userId)) return true;
-        cursor = listed.response_metadata?.next_cursor || undefined;
-        if (!cursor) return false;
-      }
-      return undefined;
-    } catch (error) {
-      log.warn('conversations.members failed; the occurrence does not run without its owner\'s access checked', { channelId, error });
-      return undefined;
-    }
   }
 
   async function recordEnd(task: TaskRow, run: RunRow, ok: boolean, error?: string) {
