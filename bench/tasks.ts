@@ -29,6 +29,7 @@ import { insertOccurrenceRun, parseOccurrenceTrigger } from '../src/tasks/occurr
 import { createTaskScheduler, type TaskScheduler } from '../src/tasks/scheduler';
 import { createFakeClock } from '../test/support/test-clock';
 import type { BenchFigure, BenchSuite } from './figures';
+import { countingDatabase } from '../test/tasks/counting-database';
 
 const DUE_TASKS = 1_000;
 const IDLE_TASKS = 10_000;
@@ -191,7 +192,7 @@ async function idleLoad(): Promise<number> {
   try {
     const clock = createFakeClock(Date.now());
     await insertTasks(database.db, IDLE_TASKS, new Date(clock.now() + 24 * 60 * 60_000));
-    const counted = countStatements(database.db);
+    const counted = countingDatabase(database.db);
     const scheduler = createTaskScheduler({ db: counted.db, clock, owner: 'bench-idle', logger: quiet(), enqueueOccurrence: insertOccurrenceRun });
     scheduler.start();
     await scheduler.idle();
@@ -205,24 +206,4 @@ async function idleLoad(): Promise<number> {
   } finally {
     await database.close();
   }
-}
-
-/** Every statement started through the handle (a transaction counts once). */
-function countStatements(db: Database): { db: Database; count(): number } {
-  let count = 0;
-  const counted = new Set(['select', 'selectDistinct', 'insert', 'update', 'delete', 'execute', 'transaction']);
-  const proxy = new Proxy(db, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      if (typeof property === 'string' && counted.has(property)) {
-        return (...args: unknown[]) => {
-          count += 1;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      }
-      return (value as (...a: unknown[]) => unknown).bind(target);
-    },
-  });
-  return { db: proxy, count: () => count };
 }
