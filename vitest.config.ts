@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // dist/ rebuilt when stale: the tests that start the real process run it (test/support/bot-entry.ts).
+    globalSetup: ['./test/support/build-dist.ts'],
     // The default output, then one line when the corpus tier (real documents by others, CORPUS_DIR) was left out.
     reporters: ['default', './test/support/corpus-reporter.ts'],
     // PGlite instances and worker pools are heavy; two cores on CI.

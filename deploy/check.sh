@@ -2,7 +2,8 @@
 # Checks the deployment files without Docker or a running systemd:
 #   - threadwise.service: `systemd-analyze verify` when it is installed, and the rules below in any case;
 #   - Dockerfile: an official, versioned Node base image, a non-root USER, a HEALTHCHECK on /healthz, no remote ADD,
-#     files it copies exist and are not ignored, --omit=dev only while tsx is a runtime dependency;
+#     files it copies exist and are not ignored, --omit=dev only while tsx and esbuild are runtime dependencies,
+#     dist/ built in the image;
 #   - compose.yaml: parsed with the `yaml` package: bot + postgres, healthcheck, depends_on service_healthy, DATABASE_URL
 #     wired to the postgres service's user, password and database;
 #   - all three run node with the same flags and MALLOC_* settings as package.json's start script.
@@ -68,6 +69,7 @@ check(!all('CPUSchedulingPolicy').some((v) => /fifo|rr/i.test(v)), 'no real-time
 check(one('MemoryDenyWriteExecute') !== 'yes', 'no MemoryDenyWriteExecute=yes (V8 needs JIT memory)');
 const stopSeconds = parseInt(one('TimeoutStopSec') ?? '90', 10);
 check(stopSeconds > 25, `TimeoutStopSec= (${stopSeconds} s) is longer than SHUTDOWN_GRACE_SECONDS' default 25 s`);
+check(one('ExecStartPre')?.split(/\s+/).slice(1).join(' ') === pkg.scripts.prestart.replace(/^node /, ''), `ExecStartPre= runs the prestart script (${pkg.scripts.prestart})`);
 const execStart = one('ExecStart')?.split(/\s+/) ?? [];
 check(execStart[0]?.endsWith('/node') && execStart.slice(1).join(' ') === nodeArgs.join(' '), `ExecStart= runs node with the start script's arguments (${nodeArgs.join(' ')})`);
 for (const [name, value] of Object.entries(malloc)) check(env[name] === value, `Environment=${name}=${value} as in the start script`);
@@ -90,7 +92,9 @@ check(health.includes('/healthz'), 'HEALTHCHECK probes /healthz');
 check(!ops('ADD').some((i) => /https?:\/\//.test(i.args)), 'no ADD of a remote URL');
 check(ops('ADD').length === 0, 'COPY, not ADD');
 const runs = ops('RUN').map((i) => i.args).join(' && ');
-if (/--omit=dev|--production/.test(runs)) check(Boolean(pkg.dependencies?.tsx), 'npm ci --omit=dev keeps tsx (a runtime dependency in package.json)');
+if (/--omit=dev|--production/.test(runs)) check(Boolean(pkg.dependencies?.tsx && pkg.dependencies?.esbuild), 'npm ci --omit=dev keeps tsx and esbuild (runtime dependencies in package.json)');
+const builtFrom = nodeArgs.at(-1);
+check(!builtFrom.startsWith('dist/') || /node scripts\/build\.mjs/.test(runs), `the image builds ${builtFrom} (RUN node scripts/build.mjs)`);
 check(/npm ci\b/.test(runs), 'installs with npm ci (the committed lockfile)');
 const cmd = JSON.parse(ops('CMD').at(-1)?.args ?? 'null');
 check(Array.isArray(cmd) && cmd[0] === 'node' && cmd.slice(1).join(' ') === nodeArgs.join(' '), `CMD is exec form and runs node with the start script's arguments`);

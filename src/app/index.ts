@@ -121,6 +121,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const shutdown = { graceMs: 0, deadline: 0 };
 
   closers.add('model check', () => modelHealth.close());
+  // The token tables load on first use and block the event loop while they do (a second of CPU): load them now,
+  // while this thread only waits for the database's to start, so the first run neither delays acknowledgements nor
+  // misses its heartbeats, and start-up does not pay for them on its own.
+  setImmediate(() => countTokens('threadwise', config.model.name));
   return closers.closeOnFailure(async () => {
     const slackFiles = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl };
     const parts = await composeThreadwise(config, {
@@ -164,9 +168,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     recorded = deliveries;
 
     const port = await startSlackApp(slack, config, health, closers);
-    // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
-    // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
-    countTokens('threadwise', parts.model.name);
     const operatorConsole = await startOperatorConsole(config, { database, logger, mcp: parts.mcp, extractor: parts.extractor, intake, worker, now, model: modelHealth }).catch((error) => {
       throw new StartupError(messageOf(error));
     });

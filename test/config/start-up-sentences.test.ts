@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
+import { botArgs } from '../support/bot-entry';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -32,7 +33,7 @@ afterAll(async () => {
 /** Starts the bot with `env`, waits for it to exit; returns its exit code and stderr lines. */
 function start(env: Record<string, string>): Promise<{ code: number | null; lines: string[]; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [...botArgs], {
       cwd: repoRoot,
       env: {
         PATH: process.env.PATH ?? '',

@@ -11,14 +11,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
+import { botArgs } from '../support/bot-entry';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-/** tsx by its path, so the bot can run from a working directory of the test's (its own .env). */
-const tsxLoader = pathToFileURL(path.join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href;
 
 let slack: FakeSlack;
 let model: FakeOpenAI;
@@ -54,7 +53,7 @@ const freshDataDir = () => path.join(scratch, `data-${++dirs}`);
 function start(env: Record<string, string | undefined>, options: { cwd?: string } = {}): Promise<Started> {
   return new Promise((resolve, reject) => {
     for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-    const child = spawn(process.execPath, ['--import', tsxLoader, path.join(repoRoot, 'src/main.ts')], {
+    const child = spawn(process.execPath, [...botArgs], {
       cwd: options.cwd ?? repoRoot,
       env: {
         PATH: process.env.PATH ?? '',

@@ -1,13 +1,13 @@
 /** `npm start` as an operator meets it: a missing variable is one clear line on stderr and a non-zero exit. */
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { botArgs } from '../support/bot-entry';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 function start(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts')], {
+  return spawnSync(process.execPath, [...botArgs], {
     cwd: repoRoot,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     encoding: 'utf8',

@@ -11,6 +11,7 @@ import { createConsole } from '../../src/console/create-console';
 import { createLogger } from '../../src/logging/logger';
 import { DEFAULT_MODEL_PRICES } from '../../src/config/model-prices';
 import { readTodaysSpend } from '../../src/store/spend-limit-store';
+import { botArgs } from '../support/bot-entry';
 
 const TOKEN = 'a-long-console-token-0f9e8d7c6b5a';
 let database: DatabaseHandle;
@@ -118,7 +119,7 @@ describe('an open console (no token)', () => {
 
 describe('start-up', () => {
   it('refuses a console on 0.0.0.0 without CONSOLE_TOKEN, with one line', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, [...botArgs], {
       env: {
         PATH: process.env.PATH,
         SLACK_BOT_TOKEN: 'xoxb-test-token',

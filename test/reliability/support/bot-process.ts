@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FakeSlack } from '../../fakes/fake-slack';
 import type { FakeOpenAI } from '../../fakes/fake-openai';
+import { botArgs } from '../../support/bot-entry';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -44,7 +45,7 @@ export function botEnvironment(slack: Pick<FakeSlack, 'botToken' | 'apiUrl'>, mo
 }
 
 export async function spawnBot(env: Record<string, string>, startTimeoutMs = 60_000): Promise<BotProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...botArgs], {
     cwd: REPO,
     // Only what a process needs from the outside, so nothing from the test runner leaks into its config.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', ...env },
