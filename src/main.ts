@@ -3,7 +3,8 @@
  * Every start-up problem is one line on stderr naming what to fix, and a non-zero exit — never a stack trace.
  */
 import { loadConfig, loadEnvFile, redactUrlCredentials } from './config';
-import { startThreadwise, StartupError } from './app/index';
+import { openEmbeddedDatabaseEarly } from './app/database/early-pglite';
+import { StartupError } from './app/startup-error';
 import { lowerHelperThreadsPriority } from './runtime/thread-priority.mjs';
 import { messageOf } from './core/errors';
 
@@ -22,7 +23,11 @@ if (!loaded.ok) {
 // Before any worker exists: the event loop answers Slack first, V8's and libuv's helpers get what it leaves.
 lowerHelperThreadsPriority();
 
+// An embedded database that exists starts opening on its own thread while the app's modules load (a second each).
+if (!loaded.config.storage.databaseUrl) openEmbeddedDatabaseEarly(loaded.config.storage.dataDir);
+
 try {
+  const { startThreadwise } = await import('./app/index');
   const running = await startThreadwise(loaded.config, {
     // Test-only (test/reliability/acknowledged-questions.test.ts): die right after a 200, before the run row exists.
     killAfterAckForTests: process.env.THREADWISE_TEST_KILL_AFTER_ACK === '1',

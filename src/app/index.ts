@@ -121,10 +121,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
   const shutdown = { graceMs: 0, deadline: 0 };
 
   closers.add('model check', () => modelHealth.close());
-  // The token tables load on first use and block the event loop while they do (a second of CPU): load them now,
-  // while this thread only waits for the database's to start, so the first run neither delays acknowledgements nor
-  // misses its heartbeats, and start-up does not pay for them on its own.
-  setImmediate(() => countTokens('threadwise', config.model.name));
   return closers.closeOnFailure(async () => {
     const slackFiles = { botToken: config.slack.botToken, apiUrl: config.slack.apiUrl };
     const parts = await composeThreadwise(config, {
@@ -195,6 +191,10 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: parts.model.name });
     // Scheduled tasks: a timer to the next due one; a missed occurrence (down at its time) is claimed once, late.
     scheduler.start();
+    // The token tables load on first use and block the event loop while they do (half a second of CPU): load them
+    // right after start-up rather than in it (/healthz answers meanwhile; acknowledgements come from the receiver's
+    // thread), so the first run does not pay for them.
+    setImmediate(() => countTokens('threadwise', parts.model.name));
 
     return {
       port,

@@ -14,7 +14,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import * as schema from '../../store/schema';
 import type { Database, DatabaseHandle, DatabaseLocation } from '../../store/database';
 import { lockDataDir } from './data-dir-lock';
-import { startPgliteThread } from './pglite-in-worker';
+import { takeEarlyPglite } from './early-pglite';
+import { startPgliteThread, type PgliteThread } from './pglite-in-worker';
 import { createFromTemplate, templateUsable } from './pglite-template';
 
 const migrationsFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
@@ -35,16 +36,23 @@ async function openPglite(dataDir: string | undefined, say?: SayProgress): Promi
   let dir: string | undefined;
   let unlock = () => {};
   const lockedDataDir = dataDir ? path.resolve(dataDir) : undefined;
-  if (lockedDataDir) {
+  const started = lockedDataDir ? takeEarlyPglite(lockedDataDir) : undefined;
+  if (!started && lockedDataDir) {
     dir = path.join(lockedDataDir, 'pglite');
     await mkdir(dir, { recursive: true });
     unlock = lockDataDir(lockedDataDir);
   }
-  let thread: Awaited<ReturnType<typeof startPgliteThread>>;
+  let thread: PgliteThread;
   try {
-    if (dir && dataDir && !existsSync(path.join(dir, 'PG_VERSION'))) await createPglite(dir, dataDir, say);
-    else if (dataDir) say?.(`opening the embedded database in ${dataDir}…`);
-    thread = await startPgliteThread(dir);
+    if (started) {
+      unlock = started.unlock;
+      say?.(`opening the embedded database in ${dataDir}…`);
+      thread = await started.thread;
+    } else {
+      if (dir && dataDir && !existsSync(path.join(dir, 'PG_VERSION'))) await createPglite(dir, dataDir, say);
+      else if (dataDir) say?.(`opening the embedded database in ${dataDir}…`);
+      thread = await startPgliteThread(dir);
+    }
   } catch (error) {
     unlock();
     throw error;
