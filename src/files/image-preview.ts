@@ -4,7 +4,6 @@
  * Slack's thumbnails, largest first, never upscaled; below 360 px text in a screenshot is no longer legible, so no
  * smaller preview is made.
  */
-import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { drawOnWhite } from '../documents/draw-on-white';
 
 /** Longest side in pixels, largest first. */
@@ -24,6 +23,8 @@ export interface ImagePreview {
  * files of other formats (HEIC, BMP).
  */
 export async function makeImagePreview(bytes: Buffer, maxBytes: number): Promise<ImagePreview | undefined> {
+  // Loaded on first use: the native module and the system fonts it scans cost every start ~100 ms and a few MB.
+  const { createCanvas, loadImage } = await import('@napi-rs/canvas');
   const image = await loadImage(bytes);
   const longest = Math.max(image.width, image.height);
   for (const side of PREVIEW_SIDES) {
