@@ -14,7 +14,8 @@ import { createDocumentExtractor, resolveOcrSettings } from '../documents';
 import type { OpenFileSource } from '../files/file-source';
 import { createThreadFiles } from '../files/thread-files';
 import type { Logger } from '../logging/logger';
-import { createMcpHub, loadMcpConfig, type McpConfig } from '../mcp';
+import type { McpConfig } from '../mcp';
+import { loadMcpConfig } from '../mcp/load-mcp-config';
 import { createRunExecutor, type RunDependencies } from '../runs/answer-run';
 import type { SignInPrompter } from '../runs/park-for-sign-in';
 import type { OpenAnswerChannel, RunLedger, RunSettingsSource, ThreadSource } from '../runs/seams';
@@ -93,7 +94,8 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   const db = database.db;
 
   // Servers that are down now are retried in the background (named in /healthz); their tools appear when they answer.
-  const mcp = options.mcpServers.servers.length > 0 ? await createMcpHub(options.mcpServers, { logger: logger.child({ component: 'mcp' }) }) : undefined;
+  // The MCP SDK loads only when mcp.json names a server (a quarter of a second of every start otherwise).
+  const mcp = options.mcpServers.servers.length > 0 ? await (await import('../mcp/hub')).createMcpHub(options.mcpServers, { logger: logger.child({ component: 'mcp' }) }) : undefined;
   if (mcp) closers.add('mcp', () => mcp.close());
   // Servers with "auth": "oauth" are used with each person's own account (app/sign-in.ts); closed before the hub.
   const signIn = await openSignIn(config.signIn, options.mcpServers, db, logger);

@@ -8,7 +8,6 @@ import { messageOf } from '../core/errors';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config';
 import type { BotIdentity } from '../conversation';
-import { countTokens } from '../context';
 import { createClosers } from '../core/closers';
 import { createActivity } from '../core/activity';
 import { sleep, systemClock, type Clock } from '../core/clock';
@@ -30,7 +29,6 @@ import { wireKnowledge } from './bot/knowledge';
 import { startOperatorConsole } from './operator-console';
 import { StartupError } from './startup-error';
 
-export { StartupError };
 
 export interface StartOptions {
   logger?: Logger;
@@ -191,10 +189,6 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: parts.model.name });
     // Scheduled tasks: a timer to the next due one; a missed occurrence (down at its time) is claimed once, late.
     scheduler.start();
-    // The token tables load on first use and block the event loop while they do (half a second of CPU): load them
-    // right after start-up rather than in it (/healthz answers meanwhile; acknowledgements come from the receiver's
-    // thread), so the first run does not pay for them.
-    setImmediate(() => countTokens('threadwise', parts.model.name));
 
     return {
       port,

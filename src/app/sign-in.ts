@@ -8,7 +8,7 @@
 import { decodeTokenKey } from '../config/schema';
 import { checkOauthConfig, OAUTH_CALLBACK_PATH, oauthCallbackUrl, type SignInSettings } from '../config/oauth-config';
 import type { Logger } from '../logging/logger';
-import { createPersonalServers, type McpConfig, type PersonalServers } from '../mcp';
+import type { McpConfig, PersonalServers } from '../mcp';
 import type { SignInLedger } from '../runs/park-for-sign-in';
 import { createOAuthCallback, type CallbackResponse, type OAuthCallbackQuery } from '../slack/oauth-callback';
 import type { PageHandler } from '../slack/receiver/threaded-http-receiver';
@@ -63,6 +63,7 @@ export async function openSignIn(
   const cipher = createTokenCipher({ current, ...(previous ? { previous } : {}) });
   const store = createOAuthStore(db, cipher);
   const personalLogger = logger.child({ component: 'mcp-oauth' });
+  const { createPersonalServers } = await import('../mcp/oauth/person-servers');
   const personal = await createPersonalServers(mcpConfig, {
     store,
     redirectUrl: oauthCallbackUrl(settings.publicUrl),

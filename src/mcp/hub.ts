@@ -10,6 +10,7 @@ import type { McpConfig } from './mcp-config';
 import { redactingLogger } from './redacting-logger';
 import { ServerConnection, type RetryPolicy, type ServerHealth } from './server-connection';
 import { sanitiseNamePart, SERVER_TOOL_SEPARATOR } from './tool-names';
+import { OPENAI_TOOL_LIMIT } from './tool-names';
 
 export interface McpHubOptions {
   logger: Logger;
@@ -54,7 +55,6 @@ export interface McpHub {
   close(): Promise<void>;
 }
 
-export const OPENAI_TOOL_LIMIT = 128;
 const DEFAULT_RETRY: RetryPolicy = { initialMs: 1_000, maxMs: 60_000, onDemandAfterMs: 5_000 };
 const MAX_REMEMBERED_CUTS = 1_000;
 

@@ -25,7 +25,9 @@
  */
 export { parseMcpConfig, type McpConfig,  type McpServerConfig } from './mcp-config';
 export { loadMcpConfig } from './load-mcp-config';
-export { createMcpHub, OPENAI_TOOL_LIMIT, type McpHub, type McpHubOptions,   } from './hub';
+export { createMcpHub, type McpHub, type McpHubOptions,   } from './hub';
+// Values from light modules are imported by their own paths (tool-names, load-mcp-config): importing this index loads
+// the MCP SDK, which compose.ts and sign-in.ts load only when mcp.json names a server.
 export type { McpTool,  } from './catalogue';
 export type { McpToolResult,  } from './convert-result';
 export type { ServerHealth,  } from './server-connection';

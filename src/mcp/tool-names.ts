@@ -6,6 +6,9 @@
 import { createHash } from 'node:crypto';
 
 const MAX_TOOL_NAME_LENGTH = 64;
+/** OpenAI's limit on the tools of one request; MCP tools get what threadwise's own leave. */
+export const OPENAI_TOOL_LIMIT = 128;
+
 export const SERVER_TOOL_SEPARATOR = '__';
 /** Server names are capped so every tool keeps at least this much of its own name. */
 export const MAX_SERVER_NAME_LENGTH = 40;

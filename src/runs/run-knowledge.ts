@@ -4,7 +4,7 @@
  */
 import { renderMemoriesBlock, type ChannelInfo } from '../context';
 import { isFromBot, QUESTION_EVENT, type BotIdentity, type SlackMessage } from '../conversation';
-import { OPENAI_TOOL_LIMIT } from '../mcp';
+import { OPENAI_TOOL_LIMIT } from '../mcp/tool-names';
 import type { RunRow } from '../store/run-store';
 import type { ThreadRow } from '../store/thread-store';
 import { withOwnTools, type ToolRegistry } from '../tools/registry';

@@ -11,7 +11,8 @@
  */
 import type { ApproveNow } from '../core/approval';
 import { detectImageFormat, imageMimeType, SHOWABLE_IMAGE_FORMATS } from '../files/image-format';
-import { OPENAI_TOOL_LIMIT, type McpHub, type McpTool, type McpToolResult, type PersonalServers, type ServerHealth, type Speaker } from '../mcp';
+import type { McpHub, McpTool, McpToolResult, PersonalServers, ServerHealth, Speaker } from '../mcp';
+import { OPENAI_TOOL_LIMIT } from '../mcp/tool-names';
 import { countTokens } from '../text/tokenizer';
 import { createExternalTool } from './external-tool';
 import { createToolRegistry, type ToolRegistry } from './registry';

@@ -11,6 +11,7 @@ import { createLogger, type Logger } from '../../src/logging/logger';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { startResponseUrlRecorder } from './response-url-recorder';
+import { countTokens } from '../../src/context';
 import { mentionEvent, messageEvent, postSlackEvent, postSlashCommand, postInteraction, newEventId } from '../fakes/slack-signing';
 
 export const SIGNING_SECRET = 'test-signing-secret-8f2a';
@@ -72,6 +73,9 @@ export async function startHarness(options: { env?: Record<string, string>; star
     ...options.env,
     ...overrides,
   });
+  // The bot loads the token tables with its first run (half a second of CPU, seconds on a busy machine; 50 MB it
+  // need not hold while idle). These tests' 3 s leases are shorter than that stall can be: load them up front.
+  countTokens('threadwise', 'gpt-4o-mini');
   const launch = async (overrides?: Record<string, string>) => {
     const loaded = loadConfig(env(overrides));
     if (!loaded.ok) throw new Error(`test config invalid: ${loaded.problems.join('; ')}`);
