@@ -13,7 +13,7 @@
  *   (see meaningStandIn), never a network call.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { saveDocument } from '../src/documents/document-store';
 import { createHashingEmbedder, createSearcher, indexDocument, type Embedder, type Searcher } from '../src/search';
@@ -85,8 +85,17 @@ async function measure(
   const asAsked = await rankOfAnswers(paraphrased, (q) => fullText(q.file, q.question));
   const translated = await rankOfAnswers(paraphrased, (q) => fullText(q.file, q.translation ? [q.question, q.translation] : q.question));
 
-  const latencies: number[] = [];
+  // A fresh searcher first: each question's first search stems its words in the database (one small statement);
+  // the document's index is in memory already, as it is after a thread's first search of a file.
+  const newWords: number[] = [];
   const latencyQueries = [...questions, ...paraphrased].filter((q) => q.file === LATENCY_FILE).map((q) => q.question);
+  const fresh = inFile(createSearcher({ db: handle.db }));
+  for (const query of latencyQueries) {
+    const started = performance.now();
+    await fresh(LATENCY_FILE, query);
+    newWords.push(performance.now() - started);
+  }
+  const latencies: number[] = [];
   for (let round = 0; round < LATENCY_ROUNDS; round += 1) {
     for (const query of latencyQueries) {
       const started = performance.now();
@@ -117,8 +126,10 @@ async function measure(
       'the question and its hand-written translation into the document\'s language (fixture), fused in one search'),
     ...paraphrasedFigures('search.paraphrased.hybrid', paraphrased, hybridParaphrased, {},
       `the question alone, full text fused with ${embedder.model}`),
-    { key: 'search.p50_ms', value: percentile(latencies, 0.5), unit: 'ms', target: '< 20', note: `${latencies.length} searches of ${LATENCY_FILE}` },
+    { key: 'search.p50_ms', value: percentile(latencies, 0.5), unit: 'ms', target: '< 10', note: `${latencies.length} searches of ${LATENCY_FILE}, ${loadNote()}` },
     { key: 'search.p95_ms', value: percentile(latencies, 0.95), unit: 'ms' },
+    { key: 'search.new_words_p50_ms', value: percentile(newWords, 0.5), unit: 'ms', note: `each question's first search by a fresh searcher (its words stemmed in the database), ${newWords.length} searches` },
+    { key: 'search.new_words_p95_ms', value: percentile(newWords, 0.95), unit: 'ms' },
     { key: 'search.index_ms_per_mb', value: indexMs / megabytes, unit: 'ms/MB', note: `${megabytes.toFixed(2)} MB of extracted text, chunked and stored with tsvectors` },
   ];
 }
@@ -194,6 +205,10 @@ async function indexOnce(handle: DatabaseHandle, contentHash: string, document: 
 async function embedAll(handle: DatabaseHandle, contentHash: string, document: ExtractedDocument, embedder: Embedder) {
   const result = await indexDocument(handle.db, contentHash, document, { embedder });
   if (result.embeddingError) throw new Error(`Embedding ${contentHash} for the hybrid figure failed: ${result.embeddingError}`);
+}
+
+function loadNote(): string {
+  return `load average ${loadavg()[0]!.toFixed(1)}`;
 }
 
 function percentile(values: number[], share: number): number {
