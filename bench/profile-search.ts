@@ -1,8 +1,8 @@
 /**
  * `node --import tsx bench/profile-search.ts`: indexes the 117-page corpus PDF in an on-disk PGlite (as the search
- * bench does) and times each stage of a search for the bench's latency questions: findUnindexed, the vocabulary,
- * the BM25 statement, the proximity rerank's read, and loading the hits with their snippets — the statements
- * timed as the database runs them, wrapped around db.execute / select.
+ * bench does) and times each search for the bench's latency questions, with a CPU profile: the statements the
+ * searcher still sends (findUnindexed once, the document's index once, stemming new query words), timed as the
+ * database runs them, wrapped around db.execute / select; the ranking, rerank and snippets run in this thread.
  */
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

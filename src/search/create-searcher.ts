@@ -4,14 +4,16 @@ import { chunks, documents } from '../store/schema';
 import type { SearchHit } from './search-hit';
 import { findDocument } from '../documents/document-store';
 import type { ThreadFile } from '../core/thread-file';
-import { expandWords, loadVocabulary } from './document-vocabulary';
+import { expandWords, vocabularyOf } from './document-vocabulary';
+import { loadChunkIndex, type ChunkRow } from './chunk-index';
+import { createStemmer } from './stem-words';
 import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { fuseRankings } from './fuse-rankings';
 import { indexDocument } from './index-document';
 import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
-import { rankByFullText, type ChunkRow, type RankedChunk } from './rank-full-text';
+import { rankByFullText, type RankedChunk } from './rank-full-text';
 import { describeMatch } from './match-reason';
 import { closestWords, selectSnippet } from './select-snippet';
 import { describeTextLanguage } from '../text/language';
@@ -62,6 +64,7 @@ export function createSearcher(options: SearcherOptions): Searcher {
   // Documents known to be indexed (an index is never taken back while its document stays): asked about once.
   const indexed = new Set<string>();
   const failedAt = new Map<string, number>();
+  const stemWords = createStemmer(db);
   const embedInBackground = (hash: string) => {
     if (!embedder || catchingUp.has(hash) || Date.now() - (failedAt.get(hash) ?? 0) < RETRY_EMBEDDING_MS) return;
     catchingUp.add(hash);
@@ -95,13 +98,20 @@ export function createSearcher(options: SearcherOptions): Searcher {
     signal?.throwIfAborted();
 
     const fused = parsed.length > 1 || Boolean(embedder);
-    const vocabularies = await Promise.all(hashes.map((hash) => loadVocabulary(db, hash)));
+    // One read per document (then kept in memory) and one stemming statement for words not seen before: the
+    // ranking itself runs here, with no round trip to the database thread.
+    const [indexes, stems] = await Promise.all([
+      Promise.all(hashes.map((hash) => loadChunkIndex(db, hash))),
+      stemWords(parsed.flatMap((q) => q.terms.words)),
+    ]);
+    signal?.throwIfAborted();
+    const vocabularies = indexes.map(vocabularyOf);
     const lists: Array<Array<{ id: number; score: number }>> = [];
     // Chunks the rankings read, by id: the rerank and the hits take their text from here.
     const rows = new Map<number, ChunkRow>();
     for (const { terms } of parsed) {
       const expansions = expandWords(vocabularies, terms.words);
-      const ranked = await rankByFullText(db, hashes, terms, Math.max(RERANKED, fused ? CANDIDATES : limit), expansions);
+      const ranked = rankByFullText(indexes, terms, stems, Math.max(RERANKED, fused ? CANDIDATES : limit), expansions);
       for (const { row } of ranked) rows.set(row.id, row);
       lists.push(rerankByProximity(ranked, terms).slice(0, fused ? CANDIDATES : limit));
     }

@@ -1,6 +1,5 @@
-import { sql } from 'drizzle-orm';
-import { createBoundedCache } from '../core/bounded-cache';
-import { rowsOf, type Database } from '../store/database';
+import type { Database } from '../store/database';
+import { loadChunkIndex, type ChunkIndex } from './chunk-index';
 
 /**
  * The words a document's index holds (its lexemes, as stemmed when indexed), so a query word can be matched to
@@ -26,8 +25,8 @@ export interface Expansion {
   weight: number;
 }
 
-/** Vocabularies kept: one per recently searched document; they never change for a content hash. */
-const cache = createBoundedCache<string, Promise<Vocabulary>>({ maxEntries: 64, ttlMs: 60 * 60_000 });
+/** Built once per document index (which is itself cached): the index never changes for a content hash. */
+const built = new WeakMap<ChunkIndex, Vocabulary>();
 /** Dice similarity of letter trigrams a fuzzy match needs. */
 const MIN_SIMILARITY = 0.6;
 /** Fuzzy lexemes per query word: the closest few, so one odd word cannot flood the query. */
@@ -38,23 +37,21 @@ const MIN_FUZZY_CHARS = 5;
 const MIN_COMPOUND_CHARS = 9;
 const MIN_PART_CHARS = 4;
 
-export function loadVocabulary(db: Database, contentHash: string): Promise<Vocabulary> {
-  const cached = cache.get(contentHash);
-  if (cached) return cached;
-  const loading = readVocabulary(db, contentHash);
-  cache.set(contentHash, loading);
-  loading.catch(() => cache.delete(contentHash));
-  return loading;
+export async function loadVocabulary(db: Database, contentHash: string): Promise<Vocabulary> {
+  return vocabularyOf(await loadChunkIndex(db, contentHash));
 }
 
-async function readVocabulary(db: Database, contentHash: string): Promise<Vocabulary> {
-  const statement = `select tsv from chunks where content_hash = '${contentHash.replace(/'/g, "''")}'`;
-  const result = await db.execute(sql`select word from ts_stat(${statement})`);
+/** The index's word lexemes, folded and by trigram. */
+export function vocabularyOf(index: ChunkIndex): Vocabulary {
+  const known = built.get(index);
+  if (known) return known;
   const byFolded = new Map<string, string[]>();
-  for (const { word } of rowsOf<{ word: string }>(result)) {
+  for (const word of index.words.keys()) {
     if (/\d/.test(word)) continue;
     const key = fold(word);
-    byFolded.set(key, [...(byFolded.get(key) ?? []), word]);
+    const list = byFolded.get(key);
+    if (list) list.push(word);
+    else byFolded.set(key, [word]);
   }
   const folded = [...byFolded.keys()];
   const trigrams = new Map<string, number[]>();
@@ -65,7 +62,9 @@ async function readVocabulary(db: Database, contentHash: string): Promise<Vocabu
       else trigrams.set(gram, [i]);
     }
   });
-  return { byFolded, folded, trigrams };
+  const vocabulary = { byFolded, folded, trigrams };
+  built.set(index, vocabulary);
+  return vocabulary;
 }
 
 /** Lexemes standing in for the query words a document lacks, merged over the documents searched. */

@@ -1,5 +1,5 @@
 import type { QueryTerms } from './query-terms';
-import { matchedWords } from './select-snippet';
+import { matchedWords, wordsOf } from './select-snippet';
 
 /** Words named in a reason at most: enough to judge a hit, short enough for five hits in a tool result. */
 const MAX_WORDS = 6;
@@ -30,14 +30,25 @@ export function describeMatch(passage: string, phrasings: Array<{ text: string; 
 
 /** Two query words next to each other in the passage, in the query's order ("lion air", "Survey Monkey"). */
 function findPhrase(passage: string, words: string[]): string | undefined {
-  for (let i = 0; i + 1 < words.length; i += 1) {
-    const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escape(words[i]!)}[\\p{L}]{0,3}[\\s\\-–]+${escape(words[i + 1]!)}[\\p{L}]{0,3}(?![\\p{L}\\p{N}])`, 'iu');
-    const match = pattern.exec(passage);
-    if (match) return match[0].replace(/\s+/g, ' ');
+  if (words.length < 2) return undefined;
+  const wanted = words.map(foldWord);
+  const found = wordsOf(passage);
+  for (let i = 0; i + 1 < wanted.length; i += 1) {
+    for (let j = 0; j + 1 < found.length; j += 1) {
+      // Each word as in the query, or with up to three letters more ("network" → "networks"), and only spaces or
+      // a hyphen between them.
+      if (!standsFor(found[j]!.folded, wanted[i]!) || !standsFor(found[j + 1]!.folded, wanted[i + 1]!)) continue;
+      if (!/^[\s\-–]+$/.test(passage.slice(found[j]!.end, found[j + 1]!.start))) continue;
+      return passage.slice(found[j]!.start, found[j + 1]!.end).replace(/\s+/g, ' ');
+    }
   }
   return undefined;
 }
 
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+function standsFor(passageWord: string, queryWord: string): boolean {
+  return passageWord.startsWith(queryWord) && passageWord.length - queryWord.length <= 3 && /^\p{L}*$/u.test(passageWord.slice(queryWord.length));
+}
+
+function foldWord(word: string): string {
+  return word.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
 }

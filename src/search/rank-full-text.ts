@@ -1,24 +1,12 @@
-import { sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type Database } from '../store/database';
+import type { ChunkIndex, ChunkRow } from './chunk-index';
 import type { Expansion } from './document-vocabulary';
 import type { QueryTerms } from './query-terms';
-import { STEMMED_CONFIGS } from '../text/language';
 
 export interface RankedChunk {
   id: number;
   score: number;
-  /** The chunk itself, read by the ranking statement: the rerank and the hits need no second round trip. */
+  /** The chunk itself, from the index: the rerank and the hits need no second read. */
   row: ChunkRow;
-}
-
-export interface ChunkRow {
-  id: number;
-  contentHash: string;
-  text: string;
-  location: string;
-  page: number | null;
-  start: number;
-  end: number;
 }
 
 /** BM25's usual constants; b is lower than the textbook 0.75 because chunks are already of similar length. */
@@ -26,140 +14,100 @@ const K1 = 1.2;
 const B = 0.5;
 /** CJK bigram terms score this share of a word term: a two-character name carries less than a whole word. */
 const BIGRAM_WEIGHT = 0.6;
-/** A lexeme as a tsquery operand: quoted, with quotes and backslashes escaped, so no lexeme reads as an operator. */
-const QUOTED_LEXEME = sql.raw(`'''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''''`);
+
+/** One lexeme that counts for a query term, with how much a match on it counts. */
+interface Alternative {
+  term: number;
+  lexeme: string;
+  cjk: boolean;
+  weight: number;
+}
 
 /**
- * Full-text ranking of the chunks of some documents, inside the database. Matching uses the tsvectors (`tsv` for
- * words, `cjk_tsv` for bigrams) and their GIN indexes; scoring is BM25 over the matching chunks, because
- * ts_rank/ts_rank_cd know nothing of how rare a word is, and for questions in natural language the rare words
- * ("Hausdorff", "17221") are what find the passage. Any term may match (OR), and chunks matching more and rarer
- * terms rank first, so there is no empty AND result to fall back from.
+ * Full-text ranking of the chunks of some documents, over their in-memory indexes (chunk-index.ts). Scoring is
+ * BM25, because for questions in natural language the rare words ("Hausdorff", "17221") are what find the passage.
+ * Any term may match (OR), and chunks matching more and rarer terms rank first, so there is no empty AND result to
+ * fall back from.
  *
- * Each query word is expanded into its lexeme in every configuration (simple and all stemmed ones) and counts as
- * one term whichever of those matches: the chunk was stemmed in one language, and the query does not need to know
- * which.
+ * Each query word counts as one term whichever of its lexemes matches (`stems`: the word in every configuration,
+ * see stem-words.ts): the chunk was stemmed in one language, and the query does not need to know which. A fuzzy
+ * lexeme (an expansion) counts for its query word, a compound part is a term of its own.
  */
-export async function rankByFullText(
-  db: Database,
-  contentHashes: string[],
+export function rankByFullText(
+  indexes: ChunkIndex[],
   terms: QueryTerms,
+  stems: ReadonlyMap<string, string[]>,
   limit: number,
   expansions: Expansion[] = [],
-): Promise<RankedChunk[]> {
-  if (contentHashes.length === 0 || (terms.words.length === 0 && terms.bigrams.length === 0)) return [];
-  const result = await db.execute(rankingQuery(contentHashes, terms, limit, expansions));
-  type Row = { id: number | string; score: number | string; content_hash: string; text: string; location: string; page: number | null; start_offset: number; end_offset: number };
-  return rowsOf<Row>(result).map((row) => ({
-    id: Number(row.id),
-    score: Number(row.score),
-    row: {
-      id: Number(row.id),
-      contentHash: row.content_hash,
-      text: row.text,
-      location: row.location,
-      page: row.page === null ? null : Number(row.page),
-      start: Number(row.start_offset),
-      end: Number(row.end_offset),
-    },
-  }));
+): RankedChunk[] {
+  if (indexes.length === 0 || (terms.words.length === 0 && terms.bigrams.length === 0)) return [];
+  const alternatives = listAlternatives(terms, stems, expansions);
+  let n = 0;
+  let tokens = 0;
+  for (const index of indexes) {
+    n += index.chunks.length;
+    tokens += index.tokens;
+  }
+  const avgTokens = Math.max(n ? tokens / n : 0, 1);
+  const scored: RankedChunk[] = [];
+  // Per term: the chunks it matched with their best tf and weight over the term's lexemes (keyed index·chunk).
+  const byTerm = new Map<number, Map<number, { index: number; chunk: number; tf: number; weight: number; cjk: boolean }>>();
+  for (const alternative of alternatives) {
+    let matched = byTerm.get(alternative.term);
+    indexes.forEach((index, i) => {
+      const postings = (alternative.cjk ? index.grams : index.words).get(alternative.lexeme);
+      if (!postings) return;
+      if (!matched) byTerm.set(alternative.term, (matched = new Map()));
+      for (let p = 0; p < postings.length; p += 2) {
+        const key = i * 1_000_000_000 + postings[p]!;
+        const seen = matched.get(key);
+        if (seen) {
+          seen.tf = Math.max(seen.tf, postings[p + 1]!);
+          seen.weight = Math.max(seen.weight, alternative.weight);
+        } else {
+          matched.set(key, { index: i, chunk: postings[p]!, tf: postings[p + 1]!, weight: alternative.weight, cjk: alternative.cjk });
+        }
+      }
+    });
+  }
+  const scores = new Map<number, { index: number; chunk: number; score: number }>();
+  for (const matched of byTerm.values()) {
+    const df = matched.size;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    for (const [key, m] of matched) {
+      const length = indexes[m.index]!.chunks[m.chunk]!.tokens;
+      const part = (m.cjk ? BIGRAM_WEIGHT : m.weight) * idf * (m.tf * (K1 + 1)) / (m.tf + K1 * (1 - B + B * length / avgTokens));
+      const entry = scores.get(key);
+      if (entry) entry.score += part;
+      else scores.set(key, { index: m.index, chunk: m.chunk, score: part });
+    }
+  }
+  for (const { index, chunk, score } of scores.values()) {
+    const row = indexes[index]!.chunks[chunk]!;
+    scored.push({ id: row.id, score, row });
+  }
+  return scored.sort((a, b) => b.score - a.score || a.id - b.id).slice(0, limit);
 }
 
-/** The ranking statement on its own, so it can be explained (EXPLAIN ANALYZE) as well as run. */
-function rankingQuery(contentHashes: string[], terms: QueryTerms, limit: number, expansions: Expansion[] = []): SQL {
-  const configs = JSON.stringify(['simple', ...STEMMED_CONFIGS]);
-  const hashes = toArrayLiteral(contentHashes);
-  // A fuzzy lexeme counts for its query word (a chunk with both is not counted twice); a compound part is a term of
-  // its own. Word terms are numbered from 1, parts from 2000, bigrams from 1000 (below).
-  const extra = JSON.stringify(expansions.map((e) => ({
-    term: e.part ? 2000 + e.word * 10 + e.part : e.word + 1,
-    lexeme: e.lexeme,
-    weight: e.weight,
-  })));
-  return sql`
-    with words as (
-      select w.ord::int as term, w.word
-      from jsonb_array_elements_text(${JSON.stringify(terms.words)}::jsonb) with ordinality as w(word, ord)
-    ),
-    exact as (
-      select distinct w.term, lex.lexeme, false as cjk, 1::float8 as weight
-      from words w
-      cross join jsonb_array_elements_text(${configs}::jsonb) as cfg(name)
-      cross join lateral unnest(tsvector_to_array(to_tsvector(cfg.name::regconfig, w.word))) as lex(lexeme)
-      union all
-      -- a bare number in the text may have been read as a signed integer ("2020-17221" → '2020', '-17221')
-      select w.term, '-' || w.word, false, 1 from words w where w.word ~ '^[0-9]+$'
-      union all
-      select (1000 + g.ord)::int, g.gram, true, 1
-      from jsonb_array_elements_text(${JSON.stringify(terms.bigrams)}::jsonb) with ordinality as g(gram, ord)
-    ),
-    alternatives as (
-      select * from exact
-      union all
-      select e.term, e.lexeme, false, e.weight
-      from jsonb_to_recordset(${extra}::jsonb) as e(term int, lexeme text, weight float8)
-      where not exists (select 1 from exact x where x.lexeme = e.lexeme and not x.cjk)
-    ),
-    queries as (
-      select
-        (select string_agg(${QUOTED_LEXEME}, ' | ') from alternatives where not cjk)::tsquery as words,
-        (select string_agg(${QUOTED_LEXEME}, ' | ') from alternatives where cjk)::tsquery as grams,
-        (select array_agg(lexeme) from alternatives where not cjk) as word_lexemes,
-        (select array_agg(lexeme) from alternatives where cjk) as gram_lexemes
-    ),
-    -- The GIN indexes find the matching chunks; only those are unnested.
-    matched_words as (
-      select id, tokens, tsv from chunks
-      where content_hash = any(${hashes}::text[]) and tsv @@ (select words from queries)
-    ),
-    matched_grams as (
-      select id, tokens, cjk_tsv from chunks
-      where content_hash = any(${hashes}::text[]) and cjk_tsv @@ (select grams from queries)
-    ),
-    stats as (
-      select count(*)::float8 as n, greatest(avg(tokens), 1)::float8 as avg_tokens
-      from chunks where content_hash = any(${hashes}::text[])
-    ),
-    -- Each matching chunk's query lexemes with their counts: marked with weight A, then filtered on it (PostgreSQL
-    -- has no "keep these lexemes"). Mapped to terms in one join afterwards, not one per chunk.
-    lexeme_counts as (
-      select m.id, m.tokens, u.lexeme, false as cjk, cardinality(u.positions)::float8 as tf
-      from matched_words m cross join queries q
-      cross join lateral unnest(ts_filter(setweight(m.tsv, 'A', q.word_lexemes), '{a}')) as u
-      union all
-      select m.id, m.tokens, u.lexeme, true, cardinality(u.positions)::float8
-      from matched_grams m cross join queries q
-      cross join lateral unnest(ts_filter(setweight(m.cjk_tsv, 'A', q.gram_lexemes), '{a}')) as u
-    ),
-    frequencies as (
-      select c.id, c.tokens, a.term, a.cjk, max(c.tf) as tf, max(a.weight) as weight
-      from lexeme_counts c join alternatives a on a.lexeme = c.lexeme and a.cjk = c.cjk
-      group by c.id, c.tokens, a.term, a.cjk
-    ),
-    weighted as (
-      select f.*, count(*) over (partition by f.term)::float8 as df from frequencies f
-    ),
-    scored as (
-      select w.id, sum(
-        case when w.cjk then ${constant(BIGRAM_WEIGHT)} else w.weight end
-        * ln(1 + (st.n - w.df + 0.5) / (w.df + 0.5))
-        * w.tf * ${constant(K1 + 1)} / (w.tf + ${constant(K1)} * (1 - ${constant(B)} + ${constant(B)} * w.tokens / st.avg_tokens))
-      ) as score
-      from weighted w cross join stats st
-      group by w.id
-      order by score desc, w.id
-      limit ${limit}
-    )
-    -- The chunks themselves come along (a few dozen): the rerank and the hits read them from here.
-    select s.id, s.score, c.content_hash, c.text, c.location, c.page, c.start_offset, c.end_offset
-    from scored s join chunks c on c.id = s.id
-    order by s.score desc, s.id
-  `;
-}
-
-/** A number written into the SQL: as a parameter its type would be guessed as integer. */
-function constant(value: number) {
-  return sql.raw(`${Number(value)}::float8`);
+/** Every lexeme that counts for a term of the query: the words' stems, bare numbers' signed form, bigrams, expansions. */
+function listAlternatives(terms: QueryTerms, stems: ReadonlyMap<string, string[]>, expansions: Expansion[]): Alternative[] {
+  const alternatives: Alternative[] = [];
+  const exact = new Set<string>();
+  terms.words.forEach((word, i) => {
+    const lexemes = [...(stems.get(word) ?? [])];
+    // A bare number in the text may have been read as a signed integer ("2020-17221" → '2020', '-17221').
+    if (/^[0-9]+$/.test(word)) lexemes.push(`-${word}`);
+    for (const lexeme of new Set(lexemes)) {
+      alternatives.push({ term: i + 1, lexeme, cjk: false, weight: 1 });
+      exact.add(lexeme);
+    }
+  });
+  terms.bigrams.forEach((gram, i) => alternatives.push({ term: 1000 + i + 1, lexeme: gram, cjk: true, weight: 1 }));
+  for (const e of expansions) {
+    if (exact.has(e.lexeme)) continue;
+    alternatives.push({ term: e.part ? 2000 + e.word * 10 + e.part : e.word + 1, lexeme: e.lexeme, cjk: false, weight: e.weight });
+  }
+  return alternatives;
 }
 
 /** A PostgreSQL array literal, so the whole list travels as one parameter on both drivers. */

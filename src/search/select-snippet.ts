@@ -50,10 +50,9 @@ interface Match {
 export function closestWords(passage: string, terms: QueryTerms, width: number): number {
   const stems = stemsOf(terms);
   const hits: Array<{ at: number; stem: number }> = [];
-  for (const word of passage.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const folded = fold(word[0]);
-    const stem = stems.findIndex((s) => (s.length < 4 ? folded === s : folded.startsWith(s)));
-    if (stem !== -1) hits.push({ at: word.index, stem });
+  for (const word of wordsOf(passage)) {
+    const stem = stems.findIndex((s) => (s.length < 4 ? word.folded === s : word.folded.startsWith(s)));
+    if (stem !== -1) hits.push({ at: word.start, stem });
   }
   let best = 0;
   let left = 0;
@@ -85,10 +84,9 @@ export function matchedWords(passage: string, terms: QueryTerms): string[] {
 function findMatches(passage: string, terms: QueryTerms): Match[] {
   const matches: Match[] = [];
   const stems = stemsOf(terms);
-  for (const word of passage.matchAll(/[\p{L}\p{N}]+/gu)) {
-    const folded = fold(word[0]);
-    if (stems.some((stem) => (stem.length < 4 ? folded === stem : folded.startsWith(stem)))) {
-      matches.push({ start: word.index, end: word.index + word[0].length });
+  for (const word of wordsOf(passage)) {
+    if (stems.some((stem) => (stem.length < 4 ? word.folded === stem : word.folded.startsWith(stem)))) {
+      matches.push({ start: word.start, end: word.end });
     }
   }
   const grams = new Set(terms.bigrams);
@@ -150,6 +148,35 @@ function stemsOf(terms: QueryTerms): string[] {
 
 /** Lower case without accents, so "Räume" and "raume" compare equal. */
 function fold(word: string): string {
-  return word.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '');
+  const lower = word.toLowerCase();
+  // Most words are ASCII, and decomposing them changes nothing.
+  return /^[\x00-\x7f]*$/.test(lower) ? lower : lower.normalize('NFKD').replace(/\p{M}/gu, '');
 }
+
+/** A word of a passage (letters and digits), where it stands and folded. */
+export interface PassageWord {
+  start: number;
+  end: number;
+  folded: string;
+}
+
+/**
+ * A passage's words, each folded once. The rerank, the snippet and the reason all look at the same few passages of
+ * a search, and the passages of a document are the same string objects from search to search (the index in
+ * memory), so a small memo saves cutting and folding the same text again and again.
+ */
+export function wordsOf(passage: string): PassageWord[] {
+  let words = passageWords.get(passage);
+  if (words) return words;
+  words = [];
+  for (const match of passage.matchAll(/[\p{L}\p{N}]+/gu)) {
+    words.push({ start: match.index, end: match.index + match[0].length, folded: fold(match[0]) });
+  }
+  if (passageWords.size >= MAX_REMEMBERED_PASSAGES) passageWords.clear();
+  passageWords.set(passage, words);
+  return words;
+}
+
+const MAX_REMEMBERED_PASSAGES = 2_000;
+const passageWords = new Map<string, PassageWord[]>();
 

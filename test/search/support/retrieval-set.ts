@@ -2,7 +2,9 @@
  * The project's retrieval sets: questions over corpus documents with where their answer is. The first
  * (test/fixtures/retrieval-set.json) mostly reuses the documents' words; the paraphrased one
  * (test/fixtures/retrieval-set-paraphrased.json) asks the way colleagues do: other words, often another language,
- * often a figure in a table. Shared by the tests and the bench (search.recall_at_5, search.paraphrased.*).
+ * often a figure in a table; the harder one (test/fixtures/retrieval-set-harder.json) asks in the documents' own
+ * language about documents neither uses. Shared by the tests and the bench (search.recall_at_5, search.paraphrased.*,
+ * search.harder_same_language.*).
  */
 import { readFileSync } from 'node:fs';
 import type { SearchHit } from '../../../src/search/search-hit';
@@ -33,6 +35,14 @@ export function loadRetrievalSet(): RetrievalQuestion[] {
 
 export function loadParaphrasedSet(): ParaphrasedQuestion[] {
   return readSet<ParaphrasedQuestion>('retrieval-set-paraphrased.json');
+}
+
+/**
+ * The harder same-language set (test/fixtures/retrieval-set-harder.json): questions written before their answer was
+ * looked up, on documents the other two sets do not use, each searched over all of the set's files at once.
+ */
+export function loadHarderSet(): ParaphrasedQuestion[] {
+  return readSet<ParaphrasedQuestion>('retrieval-set-harder.json');
 }
 
 function readSet<T>(name: string): T[] {
