@@ -137,5 +137,6 @@ describe('a model without vision', () => {
     } finally {
       await h2.close();
     }
-  });
+    // A harness of its own (a second database): 20 s of a 30 s default on a busy 2-core machine.
+  }, 90_000);
 });
