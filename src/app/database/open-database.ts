@@ -37,19 +37,22 @@ async function openPglite(dataDir: string | undefined, say?: SayProgress): Promi
   let unlock = () => {};
   const lockedDataDir = dataDir ? path.resolve(dataDir) : undefined;
   const started = lockedDataDir ? takeEarlyPglite(lockedDataDir) : undefined;
-  if (!started && lockedDataDir) {
+  if (lockedDataDir) {
     dir = path.join(lockedDataDir, 'pglite');
-    await mkdir(dir, { recursive: true });
-    unlock = lockDataDir(lockedDataDir);
+    if (started) unlock = started.unlock;
+    else {
+      await mkdir(dir, { recursive: true });
+      unlock = lockDataDir(lockedDataDir);
+    }
   }
   let thread: PgliteThread;
   try {
-    if (started) {
-      unlock = started.unlock;
+    if (started?.kind === 'opening') {
       say?.(`opening the embedded database in ${dataDir}…`);
       thread = await started.thread;
     } else {
-      if (dir && dataDir && !existsSync(path.join(dir, 'PG_VERSION'))) await createPglite(dir, dataDir, say);
+      if (started?.kind === 'unpacking') await mkdir(dir!, { recursive: true });
+      if (dir && dataDir && !existsSync(path.join(dir, 'PG_VERSION'))) await createPglite(dir, dataDir, say, started?.kind === 'unpacking' ? started.unpacked : undefined);
       else if (dataDir) say?.(`opening the embedded database in ${dataDir}…`);
       thread = await startPgliteThread(dir);
     }
@@ -84,11 +87,11 @@ async function openPglite(dataDir: string | undefined, say?: SayProgress): Promi
  * A fresh DATA_DIR: a copy of the shipped template when this PGlite can read it (about a second), else PGlite's own
  * initdb when the thread opens it (5–15 s of CPU).
  */
-async function createPglite(dir: string, shown: string, say?: SayProgress): Promise<void> {
-  if (templateUsable()) {
+async function createPglite(dir: string, shown: string, say?: SayProgress, unpacked?: Promise<void>): Promise<void> {
+  if (unpacked || templateUsable()) {
     say?.(`creating the embedded database in ${shown} (first start, ~1 s)…`);
     try {
-      await createFromTemplate(dir);
+      await createFromTemplate(dir, unpacked);
       return;
     } catch (error) {
       say?.(`could not copy the database template (${error instanceof Error ? error.message : String(error)}); creating it from scratch instead (~15 s)…`);

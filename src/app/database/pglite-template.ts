@@ -8,12 +8,11 @@
  * not read its catalog), and migrations still run after it, so a template older than drizzle/ is still correct,
  * just slower; test/app/database/pglite-template.test.ts fails when it no longer matches drizzle/.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
-import { gunzip } from 'node:zlib';
-import { promisify } from 'node:util';
+import { existsSync, readFileSync, renameSync, rmSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { unpackTemplate } from './unpack-template.mjs';
 
 const drizzleFolder = fileURLToPath(new URL('../../../drizzle', import.meta.url));
 export const TEMPLATE_FILE = path.join(drizzleFolder, 'pglite-template.tar.gz');
@@ -53,24 +52,15 @@ export function templateUsable(): boolean {
 }
 
 /**
- * Fills the empty folder `dir` with the template's files: unpacked beside it, then renamed into place, so a start
- * killed half-way leaves no half a database (the next start finds no PG_VERSION and begins again).
+ * Fills the empty folder `dir` with the template's files: unpacked beside it (stagingFolderFor), then renamed into
+ * place, so a start killed half-way leaves no half a database (the next start finds no PG_VERSION and begins again).
+ * `unpacked`: the staging folder was filled already (early-pglite.ts, while the app loaded).
  */
-export async function createFromTemplate(dir: string): Promise<void> {
-  const tar = await promisify(gunzip)(readFileSync(TEMPLATE_FILE));
-  const staging = `${dir}.creating`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true, mode: 0o700 });
+export async function createFromTemplate(dir: string, unpacked?: Promise<void>): Promise<void> {
+  const staging = stagingFolderFor(dir);
+  if (unpacked) await unpacked;
+  else await unpackTemplate(TEMPLATE_FILE, staging);
   try {
-    for (const entry of readTar(tar)) {
-      const target = path.join(staging, entry.name);
-      if (!target.startsWith(staging + path.sep)) throw new Error(`the template has an entry outside its folder: ${entry.name}`);
-      if (entry.type === 'directory') mkdirSync(target, { recursive: true, mode: 0o700 });
-      else {
-        mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-        writeFileSync(target, entry.data, { mode: 0o600 });
-      }
-    }
     rmdirSync(dir); // empty: made by the caller, holding nothing yet
     renameSync(staging, dir);
   } catch (error) {
@@ -79,31 +69,15 @@ export async function createFromTemplate(dir: string): Promise<void> {
   }
 }
 
+/** Where a new database's files are unpacked before they are renamed into `dir`. */
+export function stagingFolderFor(dir: string): string {
+  return `${dir}.creating`;
+}
+
 interface TarEntry {
   name: string;
   type: 'file' | 'directory';
   data: Buffer;
-}
-
-/** Plain ustar, as writeTar makes it: regular files and folders, names up to 255 bytes (prefix + name). */
-function* readTar(tar: Buffer): Generator<TarEntry> {
-  for (let offset = 0; offset + 512 <= tar.length; ) {
-    const header = tar.subarray(offset, offset + 512);
-    if (header.every((byte) => byte === 0)) return;
-    const field = (start: number, length: number) => header.subarray(start, start + length).toString('utf8').replace(/\0.*$/s, '');
-    const prefix = field(345, 155);
-    const name = (prefix ? `${prefix}/` : '') + field(0, 100);
-    const size = Number.parseInt(field(124, 12).trim() || '0', 8);
-    const flag = String.fromCharCode(header[156]!);
-    offset += 512;
-    const data = tar.subarray(offset, offset + size);
-    offset += Math.ceil(size / 512) * 512;
-    const clean = name.replace(/^\.?\/+/, '').replace(/\/+$/, '');
-    if (!clean) continue;
-    if (flag === '5') yield { name: clean, type: 'directory', data };
-    else if (flag === '0' || flag === '\0') yield { name: clean, type: 'file', data };
-    else throw new Error(`the template has an entry of a kind it should not (${JSON.stringify(flag)}): ${clean}`);
-  }
 }
 
 /** A ustar archive of `entries` (sorted, mtime 0, no owner): the same folder always gives the same bytes. */

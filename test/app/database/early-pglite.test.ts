@@ -1,8 +1,9 @@
 /**
- * main.ts starts opening an existing embedded database before the app's modules load; openDatabase takes that
- * thread over. Only a database that exists and that nobody else holds is started early: a first start still creates
- * it in openDatabase (after the checks that come first), and a database another process holds is still refused
- * there with the sentence naming the holder.
+ * main.ts starts the embedded database's work before the app's modules load — opening an existing one, or unpacking
+ * the template for a first start — and openDatabase takes it over. A first start's database is still created (renamed
+ * into place) only by openDatabase, after the checks that come first; one another process holds is still refused
+ * there with the sentence naming the holder. (That a start which fails its checks leaves no DATA_DIR behind is
+ * test/config/start-up-stages.test.ts's, with the real process.)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,11 +25,21 @@ describe('opening the embedded database early', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('does nothing for a DATA_DIR with no database yet: the first start creates it later', () => {
-    openEmbeddedDatabaseEarly(dir);
-    expect(takeEarlyPglite(path.resolve(dir))).toBeUndefined();
-    expect(existsSync(path.join(dir, 'pglite.lock'))).toBe(false);
-  });
+  it('on a first start unpacks the template beside the database, which openDatabase then creates from it', async () => {
+    const fresh = path.join(dir, 'fresh');
+    openEmbeddedDatabaseEarly(fresh);
+    // Held, and not yet a database: only the staging folder exists until openDatabase (after start-up's checks).
+    expect(JSON.parse(readFileSync(path.join(fresh, 'pglite.lock'), 'utf8')).pid).toBe(process.pid);
+    expect(existsSync(path.join(fresh, 'pglite', 'PG_VERSION'))).toBe(false);
+    const said: string[] = [];
+    const created = await openDatabase({ driver: 'pglite', dataDir: fresh }, (sentence) => said.push(sentence));
+    expect(said).toEqual([`creating the embedded database in ${fresh} (first start, ~1 s)…`]);
+    expect(existsSync(path.join(fresh, 'pglite', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(path.join(fresh, 'pglite.creating'))).toBe(false);
+    await created.db.execute(sql`select count(*) from runs`);
+    await created.close();
+    expect(existsSync(path.join(fresh, 'pglite.lock'))).toBe(false);
+  }, 120_000);
 
   it('starts an existing database under the lock, and openDatabase takes it over with its data', async () => {
     const created = await openDatabase({ driver: 'pglite', dataDir: dir });
