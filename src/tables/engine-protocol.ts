@@ -4,7 +4,6 @@
  */
 import type { SerializedTableError } from './table-errors';
 import type { LoadedFile, QueryLimits, TableKind, TableResult } from './types';
-import type { InstanceSettings } from './load-table-file';
 
 export type EngineRequest =
   | { id: number; type: 'load'; key: string; name: string; kind: TableKind; path: string }
@@ -27,6 +26,17 @@ export interface ProcessUsage {
   /** Peak resident set size of the process so far (getrusage's maxrss). */
   peakRssBytes: number;
   loadedKeys: string[];
+}
+
+/**
+ * DuckDB's settings per loaded file. Declared here rather than beside the loader: the app's process imports this
+ * protocol, and nothing it imports (not even a type) may lead to @duckdb/node-api, which only the DuckDB process loads.
+ */
+export interface InstanceSettings {
+  /** DuckDB's memory_limit per file, in MB: a query needing more fails with DuckDB's out-of-memory sentence. */
+  memoryLimitMb: number;
+  /** Threads DuckDB may use per file. */
+  threads: number;
 }
 
 /** Passed to the process when it starts (argv[2], JSON). */

@@ -3,7 +3,6 @@
  * own chart block when the thread output can post blocks and the chart fits its limits, otherwise as a PNG.
  */
 import { z } from 'zod';
-import { renderChart } from '../charts/render-chart';
 import { toChartBlock } from '../charts/slack-chart-block';
 import { CODE_TABLE_MAX_ROWS, fitsTableBlock, toCodeBlockTable, toTableBlock } from '../charts/slack-table';
 import { formatCount } from '../core/format';
@@ -58,7 +57,7 @@ export function createMakeChartTool(resolve: ResolveTableToolDeps): Tool<z.infer
         return `Posted "${title}" into the thread as Slack's chart block (${formatCount(result.rows.length)} rows of ${id}).`;
       }
 
-      const chart = await renderChart(spec, result, { context: { resultId: id } });
+      const chart = await deps.charts.render(spec, result, { context: { resultId: id } });
       const name = result.name.replace(/\.csv$/, '') + '.chart.png';
       const posted = await deps.output.postImage({ name, png: chart.png, altText: `${title}: chart of ${result.name}`, title });
       context.recordActivity(`chart of ${id}`);

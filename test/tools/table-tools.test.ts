@@ -4,6 +4,7 @@
  */
 import { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChartRenderer, type ChartRenderer } from '../../src/charts/chart-renderer';
 import { ThreadwiseError } from '../../src/core/errors';
 import { createSlackThreadOutput } from '../../src/slack/slack-thread-output';
 import { describeTableFile } from '../../src/tables/describe-table-file';
@@ -19,6 +20,7 @@ import { buildSalesCsv, REGIONS, source, type SalesCsv } from '../tables/support
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 let slack: FakeSlack;
 let engine: TableEngine;
+let charts: ChartRenderer;
 let sales: SalesCsv;
 let tables: TableAccess;
 let results: ResultStore;
@@ -29,6 +31,7 @@ const activity: string[] = [];
 beforeAll(async () => {
   slack = await startFakeSlack();
   engine = createTableEngine({ maxLoadedFiles: 1 });
+  charts = createChartRenderer();
   sales = buildSalesCsv();
   const files = new Map<string, TableSource>([
     ['F1', source('sales.csv', 'csv', sales.bytes)],
@@ -46,10 +49,11 @@ beforeAll(async () => {
   const client = new WebClient(slack.botToken, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, timeout: 5_000 });
   threadTs = slack.addMessage('C42', { user: 'U1', text: 'which region sold most?' }).ts;
   const output = createSlackThreadOutput({ api: client, channel: 'C42', threadTs });
-  tools = new Map(createTableTools({ tables, results, output }).map((tool) => [tool.name, tool]));
+  tools = new Map(createTableTools({ tables, results, output, charts }).map((tool) => [tool.name, tool]));
 });
 afterAll(async () => {
   await engine?.close();
+  await charts?.close();
   await slack?.close();
 });
 
@@ -143,6 +147,7 @@ describe('the table tools', () => {
       tables,
       results,
       output: { postImage: async () => ({}), attachFile: async () => ({}) },
+      charts,
     }).find((tool) => tool.name === 'make_chart')!;
     const fallback = await plain.execute(plain.parameters.parse({ id: 'F1.q1', spec: { mark: 'table' } }), context());
     expect(fallback.split('\n')[0]).toBe('Tables cannot be posted here: put this aligned table in your answer as it is, fences included.');
