@@ -3,13 +3,14 @@
  * serialization (structured clone), so nested rows and Uint8Arrays cross as they are.
  */
 import type { SerializedTableError } from './table-errors';
-import type { LoadedFile, QueryLimits, TableKind, TableResult } from './types';
+import type { CellValue, LoadedFile, QueryLimits, TableColumn, TableKind, TableResult } from './types';
 
 export type EngineRequest =
   | { id: number; type: 'load'; key: string; name: string; kind: TableKind; path: string }
   | { id: number; type: 'query'; key: string; sql: string; limits: QueryLimits }
   | { id: number; type: 'cancel'; target: number }
   | { id: number; type: 'drop'; key: string }
+  | { id: number; type: 'xlsx'; sheetName: string; columns: TableColumn[]; rows: CellValue[][] }
   | { id: number; type: 'usage' };
 
 /** A request before the engine numbers it (Omit over each member of the union, not over the union). */
@@ -17,7 +18,7 @@ export type EngineRequestBody = EngineRequest extends infer Request ? (Request e
 
 export type EngineReply =
   | { id: number; type: 'started' }
-  | { id: number; type: 'done'; value: LoadedFile | TableResult | ProcessUsage | null }
+  | { id: number; type: 'done'; value: LoadedFile | TableResult | ProcessUsage | Uint8Array | null }
   | { id: number; type: 'failed'; error: SerializedTableError };
 
 /** What the DuckDB process tells about itself (for the bench's peak RSS figure and for logs). */
