@@ -161,7 +161,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
     });
   }
 
-  return { logger, database, skills, mcp, signIn, model, extractor, files, charts, toolsFor, createExecutor };
+  return { logger, database, skills, mcp, signIn, model, extractor, files, charts, tableEngine, toolsFor, createExecutor };
 }
 
 async function loadSkills(dir: string, watch: boolean, logger: Logger) {

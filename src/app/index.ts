@@ -167,7 +167,17 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     // The token tables load on first use and block the event loop while they do (seconds on a busy machine): load
     // them now, before events arrive, so the first run neither delays acknowledgements nor misses its heartbeats.
     countTokens('threadwise', parts.model.name);
-    const operatorConsole = await startOperatorConsole(config, { database, logger, mcp: parts.mcp, extractor: parts.extractor, intake, worker, now, model: modelHealth }).catch((error) => {
+    const operatorConsole = await startOperatorConsole(config, {
+      database,
+      logger,
+      mcp: parts.mcp,
+      extractor: parts.extractor,
+      intake,
+      worker,
+      now,
+      model: modelHealth,
+      outputs: { charts: parts.charts, writeXlsx: (result, sheetName) => parts.tableEngine.writeXlsx(result, sheetName) },
+    }).catch((error) => {
       throw new StartupError(messageOf(error));
     });
     if (operatorConsole) closers.add('operator console', () => operatorConsole.close());

@@ -6,12 +6,10 @@
 import { z } from 'zod';
 import { formatBytes, formatCount } from '../core/format';
 import { resultToCsv } from '../tables/result-csv';
-import type { StoredResult } from '../tables/result-store';
+import { RESULT_MIME_TYPES, resultFileName, type StoredResult } from '../tables/result-store';
 import { ThreadwiseError } from '../core/errors';
 import type { Tool } from './tool';
 import type { ResolveTableToolDeps, TableToolDeps } from './table-tools-context';
-
-const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 const parameters = z.object({
   id: z.string().min(1).describe('A result id from query_table ("F2.q1"), or a file id of the thread such as an extracted text ("F1.txt").'),
@@ -65,9 +63,9 @@ export function createAttachFileTool(resolve: ResolveTableToolDeps): Tool<z.infe
 
 /** The result's file as attached: its CSV ("sales.q1.csv"), or a workbook of the same name ("sales.q1.xlsx"). */
 async function resultFile(result: StoredResult, format: 'csv' | 'xlsx', deps: TableToolDeps): Promise<{ name: string; bytes: Uint8Array; mimeType: string }> {
-  if (format === 'csv') return { name: result.name, bytes: new TextEncoder().encode(resultToCsv(result)), mimeType: 'text/csv' };
-  const stem = result.name.replace(/\.csv$/, '');
-  return { name: `${stem}.xlsx`, bytes: await deps.tables.writeXlsx(result, stem), mimeType: XLSX_MIME };
+  if (format === 'csv') return { name: result.name, bytes: new TextEncoder().encode(resultToCsv(result)), mimeType: RESULT_MIME_TYPES.csv };
+  const name = resultFileName(result.name, 'xlsx');
+  return { name, bytes: await deps.tables.writeXlsx(result, name.replace(/\.xlsx$/, '')), mimeType: RESULT_MIME_TYPES.xlsx };
 }
 
 /** Where the file went, for the model and the run's record: the written path, or Slack's file id. */
