@@ -98,6 +98,14 @@ module.exports = {
       to: { path: CLIENTS },
     },
     {
+      name: 'heavy-libraries-off-the-main-process',
+      comment:
+        "DuckDB's Node package loads only in the table engine's process (tables/engine-process.mjs) and vega, vega-lite and resvg only in the chart worker (charts/chart-worker.mjs): both are started by path, never imported, so nothing the entry points import (types included) may lead to them. They cost ~400 ms of every start and would draw charts on the event loop.",
+      severity: 'error',
+      from: { path: ENTRY_POINTS },
+      to: { path: 'node_modules/(@duckdb/node-api|vega|vega-lite|@resvg/resvg-js)/', reachable: true },
+    },
+    {
       name: 'src-not-from-tests',
       comment: 'The app never imports its tests, benchmarks or evals.',
       severity: 'error',

@@ -25,6 +25,7 @@ import type { Database, DatabaseHandle } from '../store/database';
 import { createRunLedger } from '../store/run-ledger';
 import { builtInTools, tableTools } from '../tools';
 import { createTableEngine } from '../tables';
+import { createChartRenderer } from '../charts/chart-renderer';
 import type { RetryingOptions } from '../agent/retrying-chat-model';
 import { contextWindowFor } from '../config/models';
 import { agentSettings } from './agent-settings';
@@ -107,6 +108,9 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   // One DuckDB process for the whole process (started on the first query), every thread's tables in it by content hash.
   const tableEngine = createTableEngine();
   closers.add('table engine', () => tableEngine.close());
+  // Charts are drawn on a worker thread, started by the first chart (the console's run pages draw with it too).
+  const charts = createChartRenderer();
+  closers.add('chart renderer', () => charts.close());
   const files = createThreadFiles({
     db,
     extractor,
@@ -119,7 +123,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
     logger,
     tableEngine,
   });
-  const ownTools = () => [...builtInTools(), ...tableTools()];
+  const ownTools = () => [...builtInTools(), ...tableTools(charts)];
   const toolsFor = createChannelTools(ownTools(), mcp, { personal: signIn?.personal });
   // Issue 16: a trace per run when an OTLP endpoint is set; the run only sees the observer seam.
   // Loaded only when tracing is on: OpenTelemetry's SDK is ~250 modules, a tenth of what a start loads.
@@ -159,7 +163,7 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
     });
   }
 
-  return { logger, database, skills, mcp, signIn, model, extractor, files, toolsFor, createExecutor };
+  return { logger, database, skills, mcp, signIn, model, extractor, files, charts, tableEngine, toolsFor, createExecutor };
 }
 
 async function loadSkills(dir: string, watch: boolean, logger: Logger) {

@@ -162,7 +162,17 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     recorded = deliveries;
 
     const port = await startSlackApp(slack, config, health, closers);
-    const operatorConsole = await startOperatorConsole(config, { database, logger, mcp: parts.mcp, extractor: parts.extractor, intake, worker, now, model: modelHealth }).catch((error) => {
+    const operatorConsole = await startOperatorConsole(config, {
+      database,
+      logger,
+      mcp: parts.mcp,
+      extractor: parts.extractor,
+      intake,
+      worker,
+      now,
+      model: modelHealth,
+      outputs: { charts: parts.charts, writeXlsx: (result, sheetName) => parts.tableEngine.writeXlsx(result, sheetName) },
+    }).catch((error) => {
       throw new StartupError(messageOf(error));
     });
     if (operatorConsole) closers.add('operator console', () => operatorConsole.close());

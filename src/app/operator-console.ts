@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger';
 import type { DatabaseHandle } from '../store/database';
 import type { DocumentExtractor } from '../documents';
 import type { HealthSnapshot, RunningConsole } from '../console/create-console';
+import type { ConsoleOutputs } from '../console/run-outputs';
 import { raceWithSignal } from '../core/abort';
 import { messageOf } from '../core/errors';
 
@@ -15,6 +16,8 @@ export interface ConsoleParts {
   intake: { pending(): number };
   worker: { active(): number };
   model?: { report(): NonNullable<HealthSnapshot['model']> };
+  /** The process's chart renderer and table engine: a run's page shows its charts and links its files. */
+  outputs?: ConsoleOutputs;
   now?: () => number;
 }
 
@@ -49,6 +52,7 @@ export async function startOperatorConsole(config: Config, parts: ConsoleParts):
       prices: config.prices,
       limits: config.limits,
       health,
+      outputs: parts.outputs,
       now: parts.now,
     },
     { host: config.console.host, port: config.console.port },

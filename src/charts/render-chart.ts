@@ -2,34 +2,23 @@
  * A Vega-Lite spec over a result's rows → SVG → PNG, on the server: vega-lite compiles, vega lays out and writes
  * SVG (renderer "none": no canvas, no DOM), resvg rasterises it with the packaged font. The rows always come from
  * the result; the spec cannot fetch data (a loader that refuses every URL and file), so a spec naming
- * `"data": {"url": "/etc/passwd"}` draws nothing from outside.
+ * `"data": {"url": "/etc/passwd"}` draws nothing from outside. Loaded only in the chart worker (chart-task.ts).
  */
 import { messageOf } from '../core/errors';
 import { Resvg } from '@resvg/resvg-js';
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { cellText } from '../tables/cell-values';
-import type { CellValue, TableColumn } from '../tables/types';
+import type { CellValue } from '../tables/types';
 import { ChartError } from './chart-errors';
+import type { ChartData, ChartOptions, RenderedChart } from './chart-renderer';
 import { CHART_FONT_FAMILY, chartFontFiles } from './chart-font';
 
-/** Most rows drawn: more points than this make an unreadable chart and a slow render on the app's thread. */
+/** Most rows drawn: more points than this make an unreadable chart and a slow render. */
 const MAX_CHART_ROWS = 5_000;
 
-export interface RenderedChart {
-  png: Uint8Array;
-  svg: string;
-  /** Pixel size of the PNG (the SVG's size times `scale`). */
-  width: number;
-  height: number;
-}
-
-export interface ChartData {
-  columns: TableColumn[];
-  rows: CellValue[][];
-}
-
-export async function renderChart(spec: unknown, data: ChartData, options: { scale?: number; context?: Record<string, unknown> } = {}): Promise<RenderedChart> {
+/** Draws the chart on the calling thread: the app calls it through chart-renderer.ts's worker, never directly. */
+export async function renderChart(spec: unknown, data: ChartData, options: ChartOptions = {}): Promise<RenderedChart> {
   const context = options.context ?? {};
   const parsed = parseSpec(spec, context);
   checkSpecShape(parsed, data, context);

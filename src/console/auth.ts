@@ -62,7 +62,7 @@ const LOOPBACK_NAMES = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i;
 
 /**
  * Guards every page but sign-in. Open console: only loopback Host headers. With a token: a valid session, else the
- * sign-in page (a 303 for pages, 401 for the event stream and CSV, which cannot follow a form).
+ * sign-in page (a 303 for pages, 401 for the event stream, CSV and a run's posted charts and files).
  */
 export function requireSession(auth: ConsoleAuth, now: () => number): MiddlewareHandler {
   return async (c, next) => {
@@ -73,7 +73,8 @@ export function requireSession(auth: ConsoleAuth, now: () => number): Middleware
     const path = new URL(c.req.url).pathname;
     if (path === '/sign-in' || path === '/console.css' || path === '/live.js') return next();
     if (auth.sessionValid(getCookie(c, SESSION_COOKIE), now())) return next();
-    if (c.req.method === 'GET' && !path.endsWith('.csv') && !path.endsWith('/stream')) return c.redirect(`/sign-in?next=${encodeURIComponent(path)}`, 303);
+    // Pages redirect to the sign-in; what a page loads or downloads (the event stream, a CSV, a run's chart or file) cannot follow a form.
+    if (c.req.method === 'GET' && !path.endsWith('.csv') && !path.endsWith('/stream') && !path.includes('/posted/')) return c.redirect(`/sign-in?next=${encodeURIComponent(path)}`, 303);
     return c.text('Sign in first.', 401);
   };
 }

@@ -31,6 +31,7 @@ import { tasksBody } from './pages/tasks-page';
 import { listTaskOccurrences, listTasks } from '../store/task-store';
 import { createBoundedCache } from '../core/bounded-cache';
 import { messageOf } from '../core/errors';
+import { createRunOutputs, isRefusal, type ConsoleOutputs } from './run-outputs';
 
 export type { HealthSnapshot };
 
@@ -46,6 +47,8 @@ export interface ConsoleDependencies {
   now?: () => number;
   /** How often /live/stream sends the runs in progress; default 1 s. */
   liveIntervalMs?: number;
+  /** Draws a run's charts and makes its attached files again for its page; without it they are listed, not shown. */
+  outputs?: ConsoleOutputs;
 }
 
 const RUNS_PER_PAGE = 50;
@@ -91,6 +94,7 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     const [id] = await findSlackIdsByName(deps.db, kind, value.replace(kind === 'channel' ? /^#/ : /^@/, ''));
     return id ?? value;
   };
+  const runOutputs = deps.outputs ? createRunOutputs(deps.db, deps.outputs, now) : undefined;
   const app = new Hono();
   const session = (c: Context) => getCookie(c, SESSION_COOKIE);
   const render = (c: Context, input: { title: string; current?: string; body: Fragment; head?: Fragment }, status: 200 | 401 | 403 | 404 = 200) =>
@@ -173,7 +177,22 @@ export function createConsole(deps: ConsoleDependencies): Hono {
     const id = Number(c.req.param('id'));
     const detail = Number.isSafeInteger(id) && id > 0 ? await readRunDetail(deps.db, id) : undefined;
     if (!detail) return render(c, { title: 'Run not found', body: html`<p>There is no run #${c.req.param('id')}. <a href="/runs">Back to the runs</a>.</p>` }, 404);
-    return render(c, { title: `Run #${id}`, current: '/runs', body: runBody(detail) });
+    return render(c, { title: `Run #${id}`, current: '/runs', body: runBody(detail, { showOutputs: runOutputs !== undefined }) });
+  });
+
+  // A chart or file the run posted, made again from what the thread keeps (run-outputs.ts decides what may be served).
+  app.get('/runs/:id/posted/:step', async (c) => {
+    const runId = Number(c.req.param('id'));
+    const stepId = Number(c.req.param('step'));
+    const valid = Number.isSafeInteger(runId) && runId > 0 && Number.isSafeInteger(stepId) && stepId > 0;
+    if (!runOutputs) return c.text('This console does not draw charts or make files again (it was started without them).', 404);
+    const outcome = valid ? await runOutputs.serve(runId, stepId) : { status: 404 as const, sentence: 'No such chart or file: the address names a run and a number.' };
+    if (isRefusal(outcome)) return c.text(outcome.sentence, outcome.status);
+    const ascii = outcome.name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+    return c.body(outcome.bytes as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': outcome.mimeType,
+      'content-disposition': `${outcome.inline ? 'inline' : 'attachment'}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(outcome.name)}`,
+    });
   });
 
   const usageView = async (c: Context, notice?: string) => {

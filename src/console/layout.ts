@@ -79,6 +79,7 @@ svg text { font: 11px system-ui, sans-serif; fill: #1a1a1a; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(36rem, 1fr)); gap: 1rem; }
 .charts svg { max-width: 100%; height: auto; }
 figure { margin: 0; } figcaption { font-weight: 600; margin-bottom: .25rem; }
+figure.posted-chart { margin: 0 0 1rem; } figure.posted-chart img { max-width: 100%; height: auto; border: 1px solid #d1d5db; }
 span[title] { text-decoration: underline dotted #9ca3af; }
 .notice { background: #fef3c7; padding: .5rem .75rem; border-left: 4px solid #d97706; }
 `;

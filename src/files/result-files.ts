@@ -6,7 +6,7 @@
  * document's notes, so make_chart and attach_file get the exact result back in a later run.
  */
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { ExtractedDocument, ThreadFile } from '../core/thread-file';
 import type { Logger } from '../logging/logger';
 import { parseCsv } from '../documents/parse-csv';
@@ -113,6 +113,19 @@ export function createResultFiles(options: ResultFilesOptions): ResultStore {
     }
     throw new Error(`Could not register a result of ${source.id} in thread ${threadId} after ${MAX_ROUNDS} tries: ids kept colliding.`);
   }
+}
+
+/**
+ * A result of a thread as stored, read outside any run (the console shows what a run posted): undefined for an id
+ * that is not a result of that thread, or one whose text retention has swept.
+ */
+export async function readStoredResult(db: Database, threadId: number, fileId: string): Promise<StoredResult | undefined> {
+  const [row] = await db.select().from(threadFiles).where(and(eq(threadFiles.threadId, threadId), eq(threadFiles.fileId, fileId)));
+  if (!row) return undefined;
+  const file = toThreadFile(row);
+  if (!isResultFile(file)) return undefined;
+  const cached = await findCachedRead(db, file.slackFileId!);
+  return cached?.ok ? readBack(file, cached.document) : undefined;
 }
 
 /** A stored result from its document: the rows parsed from its CSV, typed again by its columns' types. */

@@ -6,7 +6,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from './database';
 import { rowsOf } from './database';
 import { approvals, feedback, runSteps, runs, threadFiles, threads } from './schema';
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { readSlackNames } from './slack-name-store';
 import type { CurrentStep } from '../core/run-step';
 
@@ -116,6 +116,21 @@ export async function readRunDetail(db: Database, runId: number) {
 }
 
 export type RunDetail = NonNullable<Awaited<ReturnType<typeof readRunDetail>>>;
+
+/**
+ * One step of one run, with the run's thread and the name of the thread file its `id` argument names (in that
+ * thread only): what the console serves a posted chart or file from. Undefined when there is no such step in that
+ * run (a step of another run named under this one included). By primary keys.
+ */
+export async function readRunStep(db: Database, runId: number, stepId: number) {
+  const [row] = await db
+    .select({ step: runSteps, threadId: runs.threadId, fileName: threadFiles.name })
+    .from(runSteps)
+    .innerJoin(runs, eq(runs.id, runSteps.runId))
+    .leftJoin(threadFiles, and(eq(threadFiles.threadId, runs.threadId), eq(threadFiles.fileId, sql`${runSteps.arguments}->>'id'`)))
+    .where(and(eq(runSteps.id, stepId), eq(runSteps.runId, runId)));
+  return row;
+}
 
 /** Runs not finished yet, oldest first: what the Live page shows. */
 export async function listRunsInProgress(db: Database, limit = 100) {

@@ -6,6 +6,7 @@
  */
 import { resourceUsage } from 'node:process';
 import { loadTableFile, type LoadedDatabase } from './load-table-file';
+import { resultToXlsx } from './result-xlsx';
 import { runQuery, type RunningQuery } from './run-query';
 import { QueryCancelledError, serializeTableError, TableNotLoadedError } from './table-errors';
 import type { EngineProcessSettings, EngineReply, EngineRequest, ProcessUsage } from './engine-protocol';
@@ -75,6 +76,10 @@ export function serveTableEngine(settings: EngineProcessSettings, send: (reply: 
           database?.instance.closeSync();
           return null;
         }));
+        return;
+      case 'xlsx':
+        // Not queued behind any file: it reads no database, only the rows it was sent.
+        reply(request.id, resultToXlsx({ columns: request.columns, rows: request.rows }, request.sheetName));
         return;
       case 'usage': {
         const usage: ProcessUsage = {

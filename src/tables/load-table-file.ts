@@ -10,14 +10,8 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdentifier, quoteLiteral } from './quote-identifier';
 import { TableLoadError } from './table-errors';
 import type { LoadedFile, LoadedTable, TableKind } from './types';
+import type { InstanceSettings } from './engine-protocol';
 import { readWorkbookSheets } from './xlsx-sheets';
-
-export interface InstanceSettings {
-  /** DuckDB's memory_limit per file, in MB: a query needing more fails with DuckDB's out-of-memory sentence. */
-  memoryLimitMb: number;
-  /** Threads DuckDB may use per file. */
-  threads: number;
-}
 
 export interface LoadedDatabase {
   instance: DuckDBInstance;

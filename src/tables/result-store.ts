@@ -42,6 +42,14 @@ export function resultName(sourceFileName: string, sequence: number): string {
   return `${stem}.q${sequence}.csv`;
 }
 
+/** The media type of a result attached as CSV or as a workbook. */
+export const RESULT_MIME_TYPES = { csv: 'text/csv', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
+
+/** The file a result is attached as: its CSV name, or the same name ending in ".xlsx" for a workbook. */
+export function resultFileName(name: string, format: 'csv' | 'xlsx'): string {
+  return format === 'csv' ? name : `${name.replace(/\.csv$/, '')}.xlsx`;
+}
+
 /** A thread's results in memory (tests, the terminal chat); bounded, the oldest dropped first. */
 export function createMemoryResultStore(options: { maxResults?: number; now?: () => Date } = {}): ResultStore {
   const maxResults = options.maxResults ?? 100;

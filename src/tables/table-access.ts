@@ -5,7 +5,7 @@
  */
 import type { TableEngine } from './table-engine';
 import { TableError } from './table-errors';
-import type { LoadedFile, QueryLimits, TableResult, TableSource } from './types';
+import type { CellValue, LoadedFile, QueryLimits, TableColumn, TableResult, TableSource } from './types';
 
 /** SQL over the thread's tabular files (src/tables/table-access.ts implements it over the engine). */
 export interface TableAccess {
@@ -13,6 +13,8 @@ export interface TableAccess {
   query(fileId: string, sql: string, signal?: AbortSignal): Promise<{ file: LoadedFile; result: TableResult }>;
   /** The file's tables, columns, types and row counts (loading it on first use). */
   describe(fileId: string, signal?: AbortSignal): Promise<LoadedFile>;
+  /** A result as an XLSX workbook of one sheet, written off the event loop (the engine's process). */
+  writeXlsx(result: { columns: TableColumn[]; rows: CellValue[][] }, sheetName: string): Promise<Uint8Array>;
 }
 
 export interface TableFileReader {
@@ -35,6 +37,7 @@ export function createTableAccess(options: { engine: TableEngine; readTableFile:
 
   return {
     describe: (fileId, signal) => ensureLoaded(fileId, signal),
+    writeXlsx: (result, sheetName) => engine.writeXlsx(result, sheetName),
     async query(fileId, sql, signal) {
       const file = await ensureLoaded(fileId, signal);
       try {

@@ -19,7 +19,7 @@ import {
   TableLoadError,
   TableNotLoadedError,
 } from './table-errors';
-import { DEFAULT_QUERY_LIMITS, type LoadedFile, type QueryLimits, type TableResult, type TableSource } from './types';
+import { DEFAULT_QUERY_LIMITS, type CellValue, type LoadedFile, type QueryLimits, type TableColumn, type TableResult, type TableSource } from './types';
 
 export interface TableEngineOptions {
   /** Files kept loaded at once (each is its own DuckDB database); the least recently used is dropped. Default 8. */
@@ -53,6 +53,11 @@ export interface TableEngine {
   describe(key: string): LoadedFile;
   /** Runs one read-only SELECT over a loaded file under the limits. */
   query(key: string, sql: string, options?: QueryOptions): Promise<TableResult>;
+  /**
+   * A result as an XLSX workbook of one sheet (result-xlsx.ts), written in the engine's process: exceljs and the
+   * work of zipping stay off the app's event loop.
+   */
+  writeXlsx(result: { columns: TableColumn[]; rows: CellValue[][] }, sheetName: string): Promise<Uint8Array>;
   /** The DuckDB process's memory now and at its peak (starting it when it is not running). */
   usage(): Promise<ProcessUsage>;
   /** Ends the DuckDB process and removes the engine's temporary files. */
@@ -252,6 +257,11 @@ export function createTableEngine(options: TableEngineOptions = {}): TableEngine
         clearTimeout(watchdog);
         signal?.removeEventListener('abort', onAbort);
       }
+    },
+
+    async writeXlsx(result, sheetName) {
+      // Structured clone hands a Uint8Array back as a Uint8Array (the "advanced" serialization).
+      return request<Uint8Array>({ type: 'xlsx', sheetName, columns: result.columns, rows: result.rows });
     },
 
     usage: () => request<ProcessUsage>({ type: 'usage' }),

@@ -8,6 +8,7 @@ import { askFileTool } from './ask-file/ask-file';
 import { loadSkillTool } from './load-skill';
 import { createTableTools } from './table-tools';
 import { tableToolDepsFromContext } from './table-tools-context';
+import type { ChartRenderer } from '../charts/chart-renderer';
 
 /** threadwise's own tools (names fixed by DESIGN.md § Contract). */
 export function builtInTools(): Tool[] {
@@ -16,10 +17,11 @@ export function builtInTools(): Tool[] {
 
 /**
  * query_table, make_chart and attach_file (DESIGN.md § Contract), registered beside the built-in tools where the
- * run has tables and a thread to post into: each call takes them from its ToolContext (`tables`, `output`).
+ * run has tables and a thread to post into: each call takes them from its ToolContext (`tables`, `output`); charts
+ * are drawn by the process's one chart renderer.
  */
-export function tableTools(): Tool[] {
-  return createTableTools(tableToolDepsFromContext);
+export function tableTools(charts: ChartRenderer): Tool[] {
+  return createTableTools((context) => ({ ...tableToolDepsFromContext(context), charts }));
 }
 
 /** The built-in tools as a registry (channels with MCP servers add theirs: channel-tools.ts). */

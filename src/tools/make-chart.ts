@@ -3,7 +3,7 @@
  * own chart block when the thread output can post blocks and the chart fits its limits, otherwise as a PNG.
  */
 import { z } from 'zod';
-import { renderChart } from '../charts/render-chart';
+import { chartFileName, chartTitle, specObjectOf } from '../charts/chart-title';
 import { toChartBlock } from '../charts/slack-chart-block';
 import { CODE_TABLE_MAX_ROWS, fitsTableBlock, toCodeBlockTable, toTableBlock } from '../charts/slack-table';
 import { formatCount } from '../core/format';
@@ -34,7 +34,7 @@ export function createMakeChartTool(resolve: ResolveTableToolDeps): Tool<z.infer
     async execute({ id, spec }, context) {
       const deps = resolve(context);
       const result = await getResultOrExplain(deps.results, id, 'make_chart');
-      const specObject = typeof spec === 'string' ? safeParse(spec) : spec;
+      const specObject = specObjectOf(spec);
       const title = chartTitle(specObject, result.name);
 
       if (specObject?.mark === 'table') {
@@ -58,8 +58,8 @@ export function createMakeChartTool(resolve: ResolveTableToolDeps): Tool<z.infer
         return `Posted "${title}" into the thread as Slack's chart block (${formatCount(result.rows.length)} rows of ${id}).`;
       }
 
-      const chart = await renderChart(spec, result, { context: { resultId: id } });
-      const name = result.name.replace(/\.csv$/, '') + '.chart.png';
+      const chart = await deps.charts.render(spec, result, { context: { resultId: id } });
+      const name = chartFileName(result.name);
       const posted = await deps.output.postImage({ name, png: chart.png, altText: `${title}: chart of ${result.name}`, title });
       context.recordActivity(`chart of ${id}`);
       const where = posted.location ? ` (${posted.location})` : posted.fileId ? ` (Slack file ${posted.fileId})` : '';
@@ -67,21 +67,4 @@ export function createMakeChartTool(resolve: ResolveTableToolDeps): Tool<z.infer
       return `Posted the chart "${title}" into the thread as ${name}, ${chart.width}×${chart.height} px${where}.${cut}`;
     },
   };
-}
-
-function safeParse(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The spec's title (a string or {text}), else the result's name. */
-function chartTitle(spec: Record<string, unknown> | undefined, fallback: string): string {
-  const title = spec?.title;
-  if (typeof title === 'string' && title.trim()) return title.trim();
-  if (title && typeof title === 'object' && typeof (title as { text?: unknown }).text === 'string') return (title as { text: string }).text;
-  return fallback.replace(/\.csv$/, '');
 }

@@ -31,7 +31,7 @@ export function createQueryTableTool(resolve: ResolveTableToolDeps): Tool<z.infe
       'The file is the table data; a workbook\'s sheets are also tables by their names (quote names with spaces: SELECT * FROM "Q3 Sales").',
       'Column names with spaces or capitals need double quotes too. Only a single SELECT (WITH …, FROM-first and UNION included) is allowed; nothing outside the file can be read or written.',
       `The result starts with a line giving its id (e.g. "F2.q1"), its row and column count, then up to ${MODEL_ROWS} rows as an aligned table inside <file_data>; a note says when rows were left out and why.`,
-      'Pass the result id to make_chart to draw it or to attach_file to upload it as CSV. A failing query returns DuckDB\'s error and the tables and columns that exist; fix the query and try again.',
+      'Pass the result id to make_chart to draw it or to attach_file to upload it as CSV (or as an Excel workbook with format "xlsx"). A failing query returns DuckDB\'s error and the tables and columns that exist; fix the query and try again.',
       'Example: query_table("F2", "SELECT region, sum(amount) AS total FROM data GROUP BY region ORDER BY total DESC").',
     ].join(' '),
     parameters,
@@ -67,7 +67,7 @@ function formatQueryResult(stored: StoredResult, result: TableResult): string {
   if (shown < stored.rows.length) lines.push(`Showing the first ${formatCount(shown)} of the ${formatCount(stored.rows.length)} rows kept; all of them are in ${stored.id}.`);
   if (stored.rows.length === 0) lines.push('The query returned no rows.');
   else lines.push(frameFileData({ file: { id: stored.id, name: stored.name }, content: stripFence(toCodeBlockTable({ columns: stored.columns, rows: stored.rows.slice(0, shown) }, { maxRows: shown })) }));
-  lines.push(`Next: make_chart(${JSON.stringify(stored.id)}, spec) draws it; attach_file(${JSON.stringify(stored.id)}) uploads it as CSV.`);
+  lines.push(`Next: make_chart(${JSON.stringify(stored.id)}, spec) draws it; attach_file(${JSON.stringify(stored.id)}) uploads it as CSV (format "xlsx": an Excel workbook).`);
   return lines.join('\n');
 }
 

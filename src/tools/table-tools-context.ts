@@ -3,6 +3,7 @@
  * wired in without changing it: the lead builds these per thread and passes them to createTableTools.
  */
 import { ThreadwiseError } from '../core/errors';
+import type { ChartRenderer } from '../charts/chart-renderer';
 import type { ResultStore } from '../tables/result-store';
 import type { ToolContext } from './tool';
 import type { TableAccess } from '../tables/table-access';
@@ -20,6 +21,8 @@ export interface TableToolDeps {
   tables: TableAccess;
   results: ResultStore;
   output: ThreadOutput;
+  /** Draws make_chart's PNGs off the event loop (one worker for the process, started by the first chart). */
+  charts: ChartRenderer;
   /** For attach_file on ids that are not query results; without it only results can be attached. */
   files?: AttachableFileReader;
 }
@@ -31,7 +34,7 @@ export type ResolveTableToolDeps = (context: ToolContext) => TableToolDeps;
  * The deps from the run's ToolContext (tables, results and output filled in by the run from its files and its
  * answer channel); where the run has none (a surface without tables), a sentence the model can act on.
  */
-export function tableToolDepsFromContext(context: ToolContext): TableToolDeps {
+export function tableToolDepsFromContext(context: ToolContext): Omit<TableToolDeps, 'charts'> {
   if (!context.tables) throw new ThreadwiseError('tables_unavailable', 'Tables cannot be queried here: this deployment has no table engine. Read the file with peek_file or search_file instead.');
   if (!context.output) throw new ThreadwiseError('output_unavailable', 'Nothing can be posted into the thread from here; give the numbers in your answer instead.');
   const files = context.files;

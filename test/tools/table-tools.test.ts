@@ -3,7 +3,9 @@
  * the in-memory store, and the chart PNG and the CSV uploaded to the fake Slack over real HTTP into the thread.
  */
 import { WebClient } from '@slack/web-api';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChartRenderer, type ChartRenderer } from '../../src/charts/chart-renderer';
 import { ThreadwiseError } from '../../src/core/errors';
 import { createSlackThreadOutput } from '../../src/slack/slack-thread-output';
 import { describeTableFile } from '../../src/tables/describe-table-file';
@@ -19,6 +21,7 @@ import { buildSalesCsv, REGIONS, source, type SalesCsv } from '../tables/support
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 let slack: FakeSlack;
 let engine: TableEngine;
+let charts: ChartRenderer;
 let sales: SalesCsv;
 let tables: TableAccess;
 let results: ResultStore;
@@ -29,6 +32,7 @@ const activity: string[] = [];
 beforeAll(async () => {
   slack = await startFakeSlack();
   engine = createTableEngine({ maxLoadedFiles: 1 });
+  charts = createChartRenderer();
   sales = buildSalesCsv();
   const files = new Map<string, TableSource>([
     ['F1', source('sales.csv', 'csv', sales.bytes)],
@@ -46,10 +50,11 @@ beforeAll(async () => {
   const client = new WebClient(slack.botToken, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, timeout: 5_000 });
   threadTs = slack.addMessage('C42', { user: 'U1', text: 'which region sold most?' }).ts;
   const output = createSlackThreadOutput({ api: client, channel: 'C42', threadTs });
-  tools = new Map(createTableTools({ tables, results, output }).map((tool) => [tool.name, tool]));
+  tools = new Map(createTableTools({ tables, results, output, charts }).map((tool) => [tool.name, tool]));
 });
 afterAll(async () => {
   await engine?.close();
+  await charts?.close();
   await slack?.close();
 });
 
@@ -87,7 +92,7 @@ describe('the table tools', () => {
     expect(text).toContain('<file_data id="F1.q1" name="sales.q1.csv">');
     const best = [...REGIONS].sort((a, b) => sales.byRegion.get(b)!.units - sales.byRegion.get(a)!.units)[0]!;
     expect(text).toMatch(new RegExp(`\\n${best}\\s+${sales.byRegion.get(best)!.units}\\n`));
-    expect(text).toContain('Next: make_chart("F1.q1", spec) draws it; attach_file("F1.q1") uploads it as CSV.');
+    expect(text).toContain('Next: make_chart("F1.q1", spec) draws it; attach_file("F1.q1") uploads it as CSV (format "xlsx": an Excel workbook).');
     expect((await results.get('F1.q1'))!.rows).toHaveLength(5);
   });
 
@@ -143,6 +148,7 @@ describe('the table tools', () => {
       tables,
       results,
       output: { postImage: async () => ({}), attachFile: async () => ({}) },
+      charts,
     }).find((tool) => tool.name === 'make_chart')!;
     const fallback = await plain.execute(plain.parameters.parse({ id: 'F1.q1', spec: { mark: 'table' } }), context());
     expect(fallback.split('\n')[0]).toBe('Tables cannot be posted here: put this aligned table in your answer as it is, fences included.');
@@ -168,6 +174,42 @@ describe('the table tools', () => {
     expect(lines.slice(1).map((line) => line.split(',')).map(([r, u]) => [r, Number(u)]).sort()).toEqual(
       [...REGIONS].map((r) => [r, sales.byRegion.get(r)!.units]).sort(),
     );
+  });
+
+  it('attach_file uploads a result as an XLSX workbook with typed cells when asked for format "xlsx"', async () => {
+    const query = await run('query_table', { id: 'F1', sql: 'SELECT region, sum(units) AS units, min(day) AS first_day, count(*) > 1 AS many FROM data GROUP BY region ORDER BY region' });
+    const resultId = query.match(/^Result (F1\.q\d+)/)![1]!;
+    const text = await run('attach_file', { id: resultId, format: 'xlsx' });
+    const name = `sales.${resultId.split('.')[1]}.xlsx`;
+    expect(text).toMatch(new RegExp(`^Attached ${name.replaceAll('.', '\\.')} \\(5 rows, [\\d.]+ [kK]?B\\) to the thread \\(Slack file F\\w+\\)\\.$`));
+
+    // The workbook reached the fake Slack through the upload flow, into the thread…
+    const message = slack.botMessages('C42', threadTs).find((m) => m.files?.some((f) => f.name === name));
+    expect(message, 'a bot message with the workbook in the thread').toBeDefined();
+    expect(slack.callsTo('files.completeUploadExternal').at(-1)!.body).toMatchObject({ channel_id: 'C42', thread_ts: threadTs });
+    // …and reads back with the right cells: a header, then numbers as numbers, dates as dates, booleans as booleans.
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(slack.fileContent(message!.files![0]!.id)! as unknown as ArrayBuffer);
+    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual([name.replace(/\.xlsx$/, '')]);
+    const rows = workbook.worksheets[0]!.getSheetValues().slice(1).map((row) => (row as ExcelJS.CellValue[]).slice(1));
+    expect(rows).toEqual([
+      ['region', 'units', 'first_day', 'many'],
+      ...[...REGIONS].sort().map((region) => [region, sales.byRegion.get(region)!.units, new Date(Date.UTC(2024, 0, 1)), true]),
+    ]);
+  });
+
+  it('attach_file refuses a workbook of a file that is not a result, with a sentence', async () => {
+    const withFiles = createTableTools({
+      tables,
+      results,
+      output: { postImage: async () => ({}), attachFile: async () => ({}) },
+      charts,
+      files: { read: async () => ({ name: 'notes.txt', bytes: new TextEncoder().encode('hello'), mimeType: 'text/plain' }) },
+    }).find((tool) => tool.name === 'attach_file')!;
+    await expect(withFiles.execute(withFiles.parameters.parse({ id: 'F1.txt', format: 'xlsx' }), context())).rejects.toThrow(
+      '"F1.txt" is not a query result, and only results can be made into a workbook: query it with query_table first and attach that result with format "xlsx", or attach F1.txt as it is (no format).',
+    );
+    expect(await withFiles.execute(withFiles.parameters.parse({ id: 'F1.txt' }), context())).toBe('Attached notes.txt (5 B) to the thread.');
   });
 
   it('the describer gives columns, types and row count for extract_file and peek_file', async () => {

@@ -10,17 +10,19 @@ import type { RunDetail } from '../../store/console-queries';
 import { formatDurationMs, formatUtc, slackThreadUrl, type Fragment } from '../layout';
 import { channelLabel, channelText, NONE, personLabel } from '../names';
 import { describeRunNow } from '../run-now';
+import { postedItems, type PostedItem } from '../run-outputs';
 
 type Step = RunDetail['steps'][number];
 type Approval = RunDetail['approvals'][number];
 
-/** Tools that post into the thread: a chart or table (make_chart), a file (attach_file). */
-const POSTING_TOOLS: Record<string, string> = { make_chart: 'chart', attach_file: 'file' };
-
 /** Tools whose `id` argument names a file of the thread. */
 const FILE_TOOLS = new Set(['load_file', 'peek_file', 'extract_file', 'search_file', 'ask_file']);
 
-export function runBody(detail: RunDetail): Fragment {
+/**
+ * `showOutputs`: the console can draw the run's charts and make its files again (run-outputs.ts), so the page shows
+ * each chart's image and links each file; without it they are only named.
+ */
+export function runBody(detail: RunDetail, options: { showOutputs: boolean } = { showOutputs: false }): Fragment {
   const { run, thread, names, fileNames } = detail;
   const started = run.startedAt ?? run.createdAt;
   const duration = run.finishedAt && run.startedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null;
@@ -30,7 +32,22 @@ export function runBody(detail: RunDetail): Fragment {
     { ...run, pendingApprovals: detail.approvals.filter((a) => a.status === 'pending') },
     detail.now,
   );
-  const posted = detail.steps.filter((s) => s.kind === 'tool' && POSTING_TOOLS[s.name] && !s.error);
+  const posted = postedItems(detail);
+  const charts = options.showOutputs ? posted.filter((item) => item.kind === 'chart') : [];
+  const href = (item: PostedItem) => `/runs/${run.id}/posted/${item.stepId}`;
+  const postedItem = (item: PostedItem) => html`${postedLine(item)}${previewOf(item)}`;
+  const previewOf = (item: PostedItem) => {
+    const preview = detail.steps.find((s) => s.id === item.stepId)?.resultPreview;
+    return preview ? html` — <small>${firstLine(preview)}</small>` : '';
+  };
+  const postedLine = (item: PostedItem) => {
+    const from = html` of ${fileLabel(item.fileId)}`;
+    if (item.kind === 'table') return html`table${from} <small>(Slack's table block; nothing to download)</small>`;
+    if (!options.showOutputs || !item.downloadName) return html`${item.kind}${from}: ${item.title}${item.downloadName ? '' : html` <small>(in Slack only)</small>`}`;
+    return item.kind === 'chart'
+      ? html`chart${from}: <a href="${href(item)}" download="${item.downloadName}">${item.downloadName}</a> <small>(shown below)</small>`
+      : html`file${from}: <a href="${href(item)}" download="${item.downloadName}">${item.downloadName}</a>`;
+  };
   const fileLabel = (id: string) => (fileNames.get(id) ? html`<span title="${id}">${fileNames.get(id)}</span>` : html`${id}`);
   return html`<p><a href="${slackThreadUrl(run.teamId ?? thread.teamId, channelId, thread.threadTs)}">Open the thread in Slack</a> · <a href="/runs?channel=${encodeURIComponent(channelId)}">Other runs in ${channelText(names, channelId)}</a></p>
 <dl class="facts">
@@ -48,10 +65,21 @@ ${now ? html`<dt>Now</dt><dd id="run-now">${now}</dd>` : ''}
 <dt>Attempts</dt><dd>${run.attempts}</dd>
 <dt>Skills loaded</dt><dd>${run.skillsLoaded.length ? run.skillsLoaded.join(', ') : 'none'}</dd>
 <dt>Files read</dt><dd>${filesRead.length ? filesRead.map((id, i) => html`${i ? ', ' : ''}${fileLabel(id)}`) : 'none'}${run.activity ? html` <small>(${run.activity})</small>` : ''}</dd>
-<dt>Posted</dt><dd>${posted.length ? html`<ul class="posted">${posted.map((s) => html`<li>${POSTING_TOOLS[s.name]} of ${fileLabel(fileIdOf(s))}${s.resultPreview ? html` — <small>${firstLine(s.resultPreview)}</small>` : ''}</li>`)}</ul>` : 'nothing'}</dd>
+<dt>Posted</dt><dd>${posted.length ? html`<ul class="posted">${posted.map((item) => html`<li>${postedItem(item)}</li>`)}</ul>` : 'nothing'}</dd>
 <dt>Images shown</dt><dd>${run.imagesShown.length ? run.imagesShown.join(', ') : 'none'}</dd>
 <dt>Feedback</dt><dd>${detail.feedback.length ? detail.feedback.map((f, i) => html`${i ? ', ' : ''}${personLabel(names, f.userId)}: ${f.value}`) : 'none'}</dd>
 </dl>
+${
+  charts.length
+    ? html`<h2>Charts</h2>
+${charts.map(
+  (item) => html`<figure class="posted-chart">
+<figcaption>${item.title}</figcaption>
+<img src="${href(item)}" alt="${item.title}: the chart the run posted, drawn from ${detail.fileNames.get(item.fileId) ?? item.fileId}" loading="lazy">
+</figure>`,
+)}`
+    : ''
+}
 <h2>Timeline</h2>
 ${now ? html`<p class="notice" role="status">Now: ${now}. The steps of an attempt are recorded when it ends${detail.steps.length ? '; these are the steps so far' : ''}.</p>` : ''}
 ${detail.steps.length === 0 ? (now ? '' : html`<p>No model or tool calls were recorded for this run.</p>`) : timeline(detail.steps, started, { approvals: detail.approvals, fileNames, now: detail.now, names })}
