@@ -16,7 +16,7 @@ import type { Database } from '../../store/database';
 import { getTask, occurrenceOfRun, recordTaskAnnouncement, type TaskRow } from '../../store/task-store';
 import type { ThreadRow } from '../../store/thread-store';
 import { occurrencePrompt } from '../../tasks/occurrence-prompt';
-import { insertOccurrenceRun, parseOccurrenceTrigger } from '../../tasks/occurrence-run';
+import { insertOccurrenceRuns, parseOccurrenceTrigger } from '../../tasks/occurrence-run';
 import { createTaskScheduler, type TaskScheduler } from '../../tasks/scheduler';
 import { scheduleOf } from '../../tasks/task-schedule-of';
 import { createScheduleTaskTool } from '../../tools/schedule-task';
@@ -40,7 +40,10 @@ export interface ScheduledTaskParts {
   claimConcurrency?: number;
   /** Tests: how often an idle scheduler looks at the tasks' version counter. */
   checkEveryMs?: number;
-  /** Test-only: SIGKILL this process inside the first claim, before the run row or just after the claim commits. */
+  /**
+   * Test-only: SIGKILL this process inside the first claim's transaction, before its batch's run rows are written, or
+   * just after the batch committed (before any of its runs is handed to the worker).
+   */
   killInClaimForTests?: 'before_run_row' | 'after_run_row';
 }
 
@@ -65,9 +68,9 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
     clock,
     owner: parts.replicaId,
     logger: log,
-    enqueueOccurrence: (occurrence, tx) => {
+    enqueueOccurrences: (occurrences, tx) => {
       if (parts.killInClaimForTests === 'before_run_row') process.kill(process.pid, 'SIGKILL');
-      return insertOccurrenceRun(occurrence, tx);
+      return insertOccurrenceRuns(occurrences, tx);
     },
     onClaimed: () => {
       if (parts.killInClaimForTests === 'after_run_row') process.kill(process.pid, 'SIGKILL');
@@ -128,7 +131,7 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
 
   async function recordEnd(task: TaskRow, run: RunRow, ok: boolean, error?: string) {
     try {
-      await scheduler.recordOccurrenceResult(task.id, ok, { runId: run.id, error });
+      await scheduler.recordOccurrenceResult(task.id, ok ? 'ok' : 'failed', { runId: run.id, error });
     } catch (failure) {
       log.warn('could not record how a scheduled occurrence ended', { taskId: task.id, runId: run.id, error: failure });
     }
