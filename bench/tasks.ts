@@ -6,7 +6,7 @@
  * shipped claim/lease machinery, 16 runs at once) per replica: one replica on the embedded database (PGlite, in
  * memory; it belongs to one process), or two on a scratch PostgreSQL with BENCH_DATABASE_URL, each with its own pool
  * and owner id. Each occurrence's run row is written by the real
- * `insertOccurrenceRun` in the claim's transaction; the executor stands in for the model and Slack — it "posts" by
+ * `insertOccurrenceRuns` in the claim's (batch's) transaction; the executor stands in for the model and Slack — it "posts" by
  * noting the time and waiting 5 ms — so the figure is the scheduling path's delay (due → claimed → run row →
  * worker → posted), not a model's answer time. The delay uses the system clock; the run ends with the scheduler's
  * recordOccurrenceResult, as in the bot.
@@ -25,7 +25,7 @@ import type { Database, DatabaseHandle } from '../src/store/database';
 import { createScratchPostgres } from '../test/support/databases';
 import { rowsOf } from '../src/store/database';
 import { scheduledTasks } from '../src/store/schema';
-import { insertOccurrenceRun, parseOccurrenceTrigger } from '../src/tasks/occurrence-run';
+import { insertOccurrenceRuns, parseOccurrenceTrigger } from '../src/tasks/occurrence-run';
 import { createTaskScheduler, type TaskScheduler } from '../src/tasks/scheduler';
 import { createFakeClock } from '../test/support/test-clock';
 import type { BenchFigure, BenchSuite } from './figures';
@@ -136,7 +136,7 @@ async function dueBurst() {
           executed.set(trigger.taskId, (executed.get(trigger.taskId) ?? 0) + 1);
           await new Promise((resolve) => setTimeout(resolve, POST_MS));
           delays.push(Date.now() - trigger.dueAt.getTime());
-          await schedulers[replica]!.recordOccurrenceResult(trigger.taskId, true, { runId: run.id });
+          await schedulers[replica]!.recordOccurrenceResult(trigger.taskId, 'ok', { runId: run.id });
           return { status: 'done', answerTs: [`${Date.now() / 1000}`] };
         },
       });
@@ -147,7 +147,7 @@ async function dueBurst() {
           claimConcurrency: databases.label === 'PGlite' ? 1 : 4,
           owner: `bench-${replica}`,
           logger: quiet(),
-          enqueueOccurrence: insertOccurrenceRun,
+          enqueueOccurrences: insertOccurrenceRuns,
           onClaimed: (occurrence) => {
             claimDelays.push(Date.now() - occurrence.dueAt.getTime());
             worker.wake();
@@ -193,7 +193,7 @@ async function idleLoad(): Promise<number> {
     const clock = createFakeClock(Date.now());
     await insertTasks(database.db, IDLE_TASKS, new Date(clock.now() + 24 * 60 * 60_000));
     const counted = countingDatabase(database.db);
-    const scheduler = createTaskScheduler({ db: counted.db, clock, owner: 'bench-idle', logger: quiet(), enqueueOccurrence: insertOccurrenceRun });
+    const scheduler = createTaskScheduler({ db: counted.db, clock, owner: 'bench-idle', logger: quiet(), enqueueOccurrences: insertOccurrenceRuns });
     scheduler.start();
     await scheduler.idle();
     const before = counted.count(); // the start's one full look

@@ -1,5 +1,5 @@
 import type { Database } from '../store/database';
-import { claimNextRun, finishRun, releaseLease, renewLease, type RunOutcome, type RunRow } from '../store/run-store';
+import { claimNextRuns, finishRun, releaseLease, renewLease, type RunOutcome, type RunRow } from '../store/run-store';
 import type { Logger } from '../logging/logger';
 import { RunInterrupted } from './run-interrupted';
 import { messageOf } from '../core/errors';
@@ -72,11 +72,12 @@ export function createRunWorker(options: RunWorkerOptions): RunWorker {
         do {
           wakeAgain = false;
           while (!stopping && running.size < options.concurrency) {
-            const run = await claimNextRun(options.db, options.owner, options.leaseMs);
+            // Every free slot in one statement: claims come one round trip per wake-up, not one per run.
+            const claimed = await claimNextRuns(options.db, options.owner, options.leaseMs, options.concurrency - running.size);
             if (claimFailures > 0) options.logger.info('claiming runs works again', { failedPolls: claimFailures });
             claimFailures = 0;
-            if (!run) break;
-            begin(run);
+            if (claimed.length === 0) break;
+            for (const run of claimed) begin(run);
           }
         } while (wakeAgain && !stopping);
       } catch (error) {

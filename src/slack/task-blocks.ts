@@ -97,7 +97,9 @@ function taskRows(tasks: readonly TaskRow[], viewer: TaskListViewer, showOwner: 
         ? `ok (${formatLocal(task.lastRunAt ?? viewer.now, task.timeZone, { now: viewer.now })})`
         : task.lastResult === 'failed'
           ? `failed${task.consecutiveFailures > 1 ? ` ${task.consecutiveFailures} times in a row` : ''}${task.lastError ? `: ${escapeMrkdwn(task.lastError.slice(0, 120))}` : ''}`
-          : 'not run yet';
+          : task.lastResult === 'skipped'
+            ? `skipped (${formatLocal(task.lastRunAt ?? viewer.now, task.timeZone, { now: viewer.now })}): the daily spend limit was reached`
+            : 'not run yet';
     const owner = showOwner ? ` · <@${task.ownerId}>` : '';
     blocks.push(
       section(

@@ -81,42 +81,61 @@ export async function insertWaitingRuns(db: Database, requests: readonly RunRequ
  * is the last word on one run per thread.
  */
 export async function claimNextRun(db: Database, owner: string, leaseMs: number): Promise<RunRow | undefined> {
+  const [claimed] = await claimNextRuns(db, owner, leaseMs, 1);
+  return claimed;
+}
+
+/** What a claim does to a run: running, under `owner`'s lease, one attempt more. */
+const claimedBy = (owner: string, leaseMs: number) => ({
+  status: 'running' as const,
+  leaseOwner: owner,
+  leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
+  attempts: sql`${runs.attempts} + 1`,
+  // clock_timestamp(), not now(): now() is when the statement began, which may be before it got its locks.
+  startedAt: sql`coalesce(${runs.startedAt}, clock_timestamp())`,
+  // What a dead attempt was doing is not what this one does.
+  currentStep: null,
+  currentStepAt: null,
+});
+
+/** Runs a claim may take: waiting, or running under an expired lease, in a thread with no live run before them. */
+const CLAIMABLE = sql`(r.status in ('pending', 'resumable') or (r.status = 'running' and r.lease_expires_at < now()))
+  and not exists (
+    select 1 from runs o
+    where o.thread_id = r.thread_id and o.id <> r.id and o.status = 'running' and o.lease_expires_at >= now()
+  )
+  and not exists (
+    select 1 from runs earlier
+    where earlier.thread_id = r.thread_id and earlier.id < r.id and earlier.status = 'running'
+  )`;
+
+/**
+ * `claimNextRun` for up to `limit` runs in one statement, oldest first, at most one per thread: a worker with several
+ * free slots fills them in one round trip instead of one each (a burst of 1,000 scheduled occurrences was claimed
+ * one run per statement, and the claims, not the runs, set the pace). A conflict with another replica's claim on
+ * the one-running-run-per-thread index claims nothing this time (the caller looks again at its next wake-up).
+ */
+export async function claimNextRuns(db: Database, owner: string, leaseMs: number, limit: number): Promise<RunRow[]> {
   try {
-    // One statement, returning the row as claimed: reading it back afterwards could see a later claimer's update.
-    const [claimed] = await db
+    // One statement, returning the rows as claimed: reading them back afterwards could see a later claimer's update.
+    const claimed = await db
       .update(runs)
-      .set({
-        status: 'running',
-        leaseOwner: owner,
-        leaseExpiresAt: sql`now() + make_interval(secs => ${leaseMs / 1000})`,
-        attempts: sql`${runs.attempts} + 1`,
-        // clock_timestamp(), not now(): now() is when the statement began, which may be before it got its locks.
-        startedAt: sql`coalesce(${runs.startedAt}, clock_timestamp())`,
-        // What a dead attempt was doing is not what this one does.
-        currentStep: null,
-        currentStepAt: null,
-      })
+      .set(claimedBy(owner, leaseMs))
       .where(
-        sql`${runs.id} = (
-          select r.id from runs r
-          where (r.status in ('pending', 'resumable') or (r.status = 'running' and r.lease_expires_at < now()))
-            and not exists (
-              select 1 from runs o
-              where o.thread_id = r.thread_id and o.id <> r.id and o.status = 'running' and o.lease_expires_at >= now()
-            )
-            and not exists (
-              select 1 from runs earlier
-              where earlier.thread_id = r.thread_id and earlier.id < r.id and earlier.status = 'running'
-            )
-          order by r.id
-          limit 1
-          for update skip locked
-        )`,
+        limit <= 1
+          ? sql`${runs.id} = (select r.id from runs r where ${CLAIMABLE} order by r.id limit 1 for update skip locked)`
+          : // Two runs of one thread may both look claimable (neither is running yet): only the older is taken.
+            sql`${runs.id} in (
+              select distinct on (c.thread_id) c.id from (
+                select r.id, r.thread_id from runs r where ${CLAIMABLE} order by r.id limit ${limit} for update skip locked
+              ) c
+              order by c.thread_id, c.id
+            )`,
       )
       .returning();
-    return claimed;
+    return claimed.sort((a, b) => a.id - b.id);
   } catch (error) {
-    if (isUniqueViolation(error)) return undefined; // another replica started this thread's run first
+    if (isUniqueViolation(error)) return []; // another replica started one of these threads' runs first
     throw error;
   }
 }

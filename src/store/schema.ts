@@ -514,8 +514,8 @@ export const scheduledTasks = pgTable(
     /** Why it is paused: 'failures' when it paused itself, else who paused it. */
     pausedReason: text('paused_reason'),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
-    /** ok | failed, with a short error for failed; null before the first occurrence finished. */
-    lastResult: text('last_result', { enum: ['ok', 'failed'] }),
+    /** ok | failed | skipped (the owner's daily spend limit), with a short reason for the last two; null before the first occurrence finished. */
+    lastResult: text('last_result', { enum: ['ok', 'failed', 'skipped'] }),
     lastError: text('last_error'),
     lastRunAt: timestamp('last_run_at', { withTimezone: true }),
     /** The announcement message in the thread (its Delete button), updated when the task ends. */
@@ -550,7 +550,7 @@ export const taskOccurrences = pgTable(
     lateMs: bigint('late_ms', { mode: 'number' }).notNull().default(0),
     /** The run that answers it, when the enqueue callback made one. */
     runId: bigint('run_id', { mode: 'number' }).references(() => runs.id, { onDelete: 'set null' }),
-    result: text('result', { enum: ['ok', 'failed'] }),
+    result: text('result', { enum: ['ok', 'failed', 'skipped'] }),
     error: text('error'),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
   },

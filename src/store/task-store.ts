@@ -5,9 +5,10 @@
  * Exactly once: an occurrence is claimed by inserting its (task, due time) row — ON CONFLICT DO NOTHING — in the
  * transaction that advances the task's next_due_at and (through `enqueue`) writes the run that answers it. Two
  * replicas, or a restart, can therefore never make two runs of one due time: the second finds the task advanced
- * (or locked: SKIP LOCKED) or the key taken.
+ * (or locked: SKIP LOCKED) or the key taken. Due tasks are claimed in batches, one transaction per batch, with the
+ * same key per (task, due time): a batch commits or rolls back whole.
  */
-import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Database } from './database';
 import { rowsOf } from './database';
 import { runs, scheduledTasks, scheduledTasksVersion, taskOccurrences } from './schema';
@@ -83,79 +84,127 @@ export async function readTaskWakeUp(db: Database): Promise<{ version: number; n
   return { version: Number(row?.version ?? 0), nextDueAt: row?.next_due ? new Date(row.next_due) : undefined };
 }
 
-/** Active tasks due at `now`, earliest first. Only ids: each is claimed (and locked) in its own transaction. */
-export async function dueTaskIds(db: Database, now: Date, limit: number): Promise<number[]> {
-  const rows = await db
-    .select({ id: scheduledTasks.id })
-    .from(scheduledTasks)
-    .where(and(eq(scheduledTasks.state, 'active'), lte(scheduledTasks.nextDueAt, now)))
-    .orderBy(asc(scheduledTasks.nextDueAt), asc(scheduledTasks.id))
-    .limit(limit);
-  return rows.map((row) => row.id);
+export interface ClaimedOccurrence {
+  occurrence: OccurrenceRow;
+  task: TaskRow;
 }
 
 export interface ClaimOptions {
-  taskId: number;
   now: Date;
-  /** This process (the occurrence's claimed_by). */
+  /** This process (the occurrences' claimed_by). */
   owner: string;
+  /** Tasks claimed in this one transaction at most (the earliest due first). */
+  limit: number;
   /** The task's next due time after this one (computed from `now`, so missed ones are skipped); undefined: none left. */
   nextDue(task: TaskRow): Date | undefined;
   /**
-   * Writes what answers the occurrence, inside the claim's transaction (`tx`): the run row. Returns its id, recorded
-   * on the occurrence. Throwing rolls the claim back: the occurrence stays due and is tried again.
+   * Writes what answers the new occurrences, inside the claim's transaction (`tx`): their run rows. Returns, in the
+   * same order, each one's run id (recorded on the occurrence), or undefined for one that cannot start yet: it is
+   * taken back and its task stays due, untouched. Throwing rolls the whole batch back. Without it, occurrences are
+   * claimed with no run.
    */
-  enqueue?(occurrence: OccurrenceRow, task: TaskRow, tx: Database): Promise<number | undefined>;
+  enqueue?(claimed: readonly ClaimedOccurrence[], tx: Database): Promise<ReadonlyArray<number | undefined>>;
 }
 
-export type ClaimResult =
-  | { kind: 'claimed'; occurrence: OccurrenceRow; task: TaskRow }
-  /** Not due any more, or another replica holds it right now. */
-  | { kind: 'skipped' }
-  /** The (task, due time) key was taken already: the task was only advanced. */
-  | { kind: 'duplicate'; task: TaskRow };
+export interface ClaimResult {
+  /** Occurrences claimed, each with its task as advanced. */
+  claimed: ClaimedOccurrence[];
+  /** Tasks whose (task, due time) key was taken already: they were only advanced. */
+  duplicates: TaskRow[];
+  /** Tasks whose occurrence `enqueue` took back: still due. */
+  deferred: number[];
+}
 
-/** Claims the task's due occurrence and advances it, in one transaction (see the file's comment). */
-export async function claimOccurrence(db: Database, options: ClaimOptions): Promise<ClaimResult> {
+/**
+ * Claims the occurrences of up to `limit` due tasks and advances those tasks, in one transaction of a fixed number of
+ * statements however many there are (see the file's comment): every statement is a round trip — to the embedded
+ * database's thread or to PostgreSQL — and one transaction of eight statements per occurrence made 1,000 tasks due
+ * at once take 17 s to claim. Tasks another replica has locked are skipped (SKIP LOCKED): it claims those.
+ */
+export async function claimDueOccurrences(db: Database, options: ClaimOptions): Promise<ClaimResult> {
   return db.transaction(async (tx) => {
     const txDb = tx as unknown as Database;
-    const [task] = await tx
+    const due = await tx
       .select()
       .from(scheduledTasks)
-      .where(and(eq(scheduledTasks.id, options.taskId), eq(scheduledTasks.state, 'active'), lte(scheduledTasks.nextDueAt, options.now)))
+      .where(and(eq(scheduledTasks.state, 'active'), lte(scheduledTasks.nextDueAt, options.now)))
+      .orderBy(asc(scheduledTasks.nextDueAt), asc(scheduledTasks.id))
+      .limit(options.limit)
       .for('update', { skipLocked: true });
-    if (!task || !task.nextDueAt) return { kind: 'skipped' as const };
-    const dueAt = task.nextDueAt;
-    const next = options.nextDue(task);
-    const [advanced] = await tx
-      .update(scheduledTasks)
-      .set({ nextDueAt: next ?? null, state: next ? task.state : 'done', updatedAt: options.now })
-      .where(eq(scheduledTasks.id, task.id))
-      .returning();
-    const [occurrence] = await tx
+    if (due.length === 0) return { claimed: [], duplicates: [], deferred: [] };
+    const inserted = await tx
       .insert(taskOccurrences)
-      .values({
-        taskId: task.id,
-        dueAt,
-        claimedAt: options.now,
-        claimedBy: options.owner,
-        lateMs: Math.max(0, options.now.getTime() - dueAt.getTime()),
-      })
+      .values(
+        due.map((task) => ({
+          taskId: task.id,
+          dueAt: task.nextDueAt!,
+          claimedAt: options.now,
+          claimedBy: options.owner,
+          lateMs: Math.max(0, options.now.getTime() - task.nextDueAt!.getTime()),
+        })),
+      )
       .onConflictDoNothing()
       .returning();
-    if (!occurrence) return { kind: 'duplicate' as const, task: advanced! };
-    const runId = options.enqueue ? await options.enqueue(occurrence, task, txDb) : undefined;
-    if (runId === undefined) return { kind: 'claimed' as const, occurrence, task: advanced! };
-    const [withRun] = await tx.update(taskOccurrences).set({ runId }).where(eq(taskOccurrences.id, occurrence.id)).returning();
-    return { kind: 'claimed' as const, occurrence: withRun!, task: advanced! };
+    const insertedFor = new Map(inserted.map((occurrence) => [occurrence.taskId, occurrence]));
+    const fresh = due.flatMap((task) => {
+      const occurrence = insertedFor.get(task.id);
+      return occurrence ? [{ occurrence, task }] : [];
+    });
+
+    const runIds = options.enqueue && fresh.length > 0 ? await options.enqueue(fresh, txDb) : [];
+    const takenBack = options.enqueue ? fresh.filter((_, i) => runIds[i] === undefined) : [];
+    if (takenBack.length > 0) {
+      await tx.delete(taskOccurrences).where(inArray(taskOccurrences.id, takenBack.map(({ occurrence }) => occurrence.id)));
+    }
+    const deferred = new Set(takenBack.map(({ task }) => task.id));
+    const advancing = due.filter((task) => !deferred.has(task.id));
+    const advanced = await advanceTasks(txDb, advancing, options);
+    const withRuns = fresh.flatMap(({ occurrence }, i) => (runIds[i] === undefined ? [] : [{ id: occurrence.id, runId: runIds[i]! }]));
+    if (withRuns.length > 0) {
+      await tx
+        .update(taskOccurrences)
+        .set({ runId: sql`case ${taskOccurrences.id} ${sql.join(withRuns.map(({ id, runId }) => sql`when ${id} then ${runId}::bigint`), sql` `)} end` })
+        .where(inArray(taskOccurrences.id, withRuns.map(({ id }) => id)));
+    }
+    const runIdOf = new Map(withRuns.map(({ id, runId }) => [id, runId]));
+    const advancedById = new Map(advanced.map((task) => [task.id, task]));
+    return {
+      claimed: fresh
+        .filter(({ task }) => !deferred.has(task.id))
+        .map(({ occurrence, task }) => ({ occurrence: { ...occurrence, runId: runIdOf.get(occurrence.id) ?? null }, task: advancedById.get(task.id)! })),
+      duplicates: due.filter((task) => !insertedFor.has(task.id)).map((task) => advancedById.get(task.id)!),
+      deferred: [...deferred],
+    };
   });
 }
+
+/** Each task to its next due time (or done, with none left), in one statement. */
+async function advanceTasks(db: Database, tasks: readonly TaskRow[], options: Pick<ClaimOptions, 'now' | 'nextDue'>): Promise<TaskRow[]> {
+  if (tasks.length === 0) return [];
+  const next = tasks.map((task) => ({ id: task.id, at: options.nextDue(task)?.toISOString() ?? null }));
+  return db
+    .update(scheduledTasks)
+    .set({
+      nextDueAt: sql`case ${scheduledTasks.id} ${sql.join(next.map(({ id, at }) => sql`when ${id} then ${at}::timestamptz`), sql` `)} end`,
+      state: sql`case ${scheduledTasks.id} ${sql.join(next.map(({ id, at }) => sql`when ${id} then ${at === null ? 'done' : 'active'}`), sql` `)} end`,
+      updatedAt: options.now,
+    })
+    .where(inArray(scheduledTasks.id, next.map(({ id }) => id)))
+    .returning();
+}
+
+/**
+ * How an occurrence ended: ok; failed (counts toward the pause after repeated failures); skipped (not run, and not
+ * the task's fault — its owner's daily spend limit was reached: counts neither way).
+ */
+export type OccurrenceOutcome = NonNullable<OccurrenceRow['result']>;
 
 export interface OccurrenceResult {
   taskId: number;
   /** The run that answered it: picks the occurrence exactly; without it, the task's latest unfinished one. */
   runId?: number;
-  ok: boolean;
+  outcome: OccurrenceOutcome;
+  /** Why it failed or was skipped. */
   error?: string;
   now: Date;
   /** Consecutive failures after which the task pauses itself. */
@@ -164,52 +213,56 @@ export interface OccurrenceResult {
 
 /**
  * Records how an occurrence's run ended (once per occurrence: a second report of the same one counts nothing).
- * A failure raises the task's consecutive failures, a success resets them; the Nth failure in a row pauses the task.
+ * A failure raises the task's consecutive failures, a success resets them; the Nth failure in a row pauses the task
+ * (and raises the version, so every replica stops scheduling it). One statement, so it is one round trip for each of
+ * a burst of occurrences, and all of it or nothing is written. `task` comes back when this report paused it.
  */
 export async function recordOccurrenceResult(
   db: Database,
   result: OccurrenceResult,
-): Promise<{ counted: boolean; paused: boolean; task: TaskRow | undefined }> {
-  return db.transaction(async (tx) => {
-    const [occurrence] = await tx
-      .select()
-      .from(taskOccurrences)
-      .where(
-        result.runId !== undefined
-          ? and(eq(taskOccurrences.taskId, result.taskId), eq(taskOccurrences.runId, result.runId))
-          : and(eq(taskOccurrences.taskId, result.taskId), isNull(taskOccurrences.result)),
+): Promise<{ counted: boolean; paused: boolean; task?: TaskRow }> {
+  const failed = result.outcome === 'failed';
+  const error = result.outcome === 'ok' ? null : (result.error ?? result.outcome).slice(0, 500);
+  const now = result.now.toISOString();
+  const which = result.runId !== undefined ? sql`run_id = ${result.runId}` : sql`result is null`;
+  const failures =
+    result.outcome === 'ok' ? sql`0` : result.outcome === 'failed' ? sql`t.consecutive_failures + 1` : sql`t.consecutive_failures`;
+  // Pauses now: an active task whose failures in a row reach the limit with this one.
+  const pausing = sql`(${failed}::boolean and t.state = 'active' and t.consecutive_failures + 1 >= ${result.pauseAfterFailures}::int)`;
+  const rows = rowsOf<{ id: number | string; paused: boolean }>(
+    await db.execute(sql`
+      with prior as (
+        select id, state from scheduled_tasks where id = ${result.taskId}
+      ),
+      occurrence as (
+        update task_occurrences set result = ${result.outcome}, error = ${error}, finished_at = ${now}::timestamptz
+        where id = (select id from task_occurrences where task_id = ${result.taskId} and ${which} order by due_at desc limit 1)
+          and result is null
+        returning task_id
+      ),
+      counted as (
+        update scheduled_tasks t set
+          consecutive_failures = ${failures},
+          last_result = ${result.outcome}, last_error = ${error}, last_run_at = ${now}::timestamptz, updated_at = ${now}::timestamptz,
+          state = case when ${pausing} then 'paused' else t.state end,
+          paused_reason = case when ${pausing} then 'failures' else t.paused_reason end
+        from occurrence o where t.id = o.task_id
+        returning t.id, t.state, t.paused_reason
+      ),
+      paused as (
+        select c.id from counted c join prior p on p.id = c.id where p.state = 'active' and c.state = 'paused' and c.paused_reason = 'failures'
+      ),
+      version as (
+        insert into scheduled_tasks_version (id, version) select 1, 1 from paused
+        on conflict (id) do update set version = scheduled_tasks_version.version + 1
       )
-      .orderBy(desc(taskOccurrences.dueAt))
-      .limit(1)
-      .for('update');
-    // Nothing unfinished to report on, or this occurrence was reported already: count nothing twice.
-    if (!occurrence || occurrence.result) return { counted: false, paused: false, task: await getTask(tx as unknown as Database, result.taskId) };
-    const outcome = result.ok ? ('ok' as const) : ('failed' as const);
-    const error = result.ok ? null : (result.error ?? 'failed').slice(0, 500);
-    await tx.update(taskOccurrences).set({ result: outcome, error, finishedAt: result.now }).where(eq(taskOccurrences.id, occurrence.id));
-    const [task] = await tx
-      .update(scheduledTasks)
-      .set({
-        consecutiveFailures: result.ok ? 0 : sql`${scheduledTasks.consecutiveFailures} + 1`,
-        lastResult: outcome,
-        lastError: error,
-        lastRunAt: result.now,
-        updatedAt: result.now,
-      })
-      .where(eq(scheduledTasks.id, result.taskId))
-      .returning();
-    if (!task) return { counted: false, paused: false, task: undefined };
-    if (result.ok || task.state !== 'active' || task.consecutiveFailures < result.pauseAfterFailures) {
-      return { counted: true, paused: false, task };
-    }
-    const [paused] = await tx
-      .update(scheduledTasks)
-      .set({ state: 'paused', pausedReason: 'failures', updatedAt: result.now })
-      .where(eq(scheduledTasks.id, task.id))
-      .returning();
-    await raiseTasksVersion(tx as unknown as Database);
-    return { counted: true, paused: true, task: paused };
-  });
+      select c.id, exists (select 1 from paused) as paused from counted c`),
+  );
+  const [row] = rows;
+  // Nothing unfinished to report on, or this occurrence was reported already: nothing counted twice.
+  if (!row) return { counted: false, paused: false };
+  if (!row.paused) return { counted: true, paused: false };
+  return { counted: true, paused: true, task: await getTask(db, result.taskId) };
 }
 
 export interface StateChange {

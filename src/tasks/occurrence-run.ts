@@ -7,27 +7,40 @@
  */
 import type { Database } from '../store/database';
 import { insertWaitingRuns } from '../store/run-store';
-import { upsertThreads } from '../store/thread-store';
-import { OccurrenceDeferred, type ScheduledOccurrence } from './scheduler';
+import { threadKeyOf, upsertThreads } from '../store/thread-store';
+import type { ScheduledOccurrence } from './scheduler';
 
-/** `enqueueOccurrence` for createTaskScheduler: the pending run's id. */
-export async function insertOccurrenceRun(occurrence: ScheduledOccurrence, tx: Database): Promise<number> {
-  const { task } = occurrence;
-  const [thread] = await upsertThreads(tx, [{ teamId: task.teamId, channelId: task.channelId, threadTs: task.threadTs, engaged: true }]);
-  const [run] = await insertWaitingRuns(tx, [
-    {
-      threadId: thread!.id,
-      triggerTs: occurrenceTrigger(task.id, occurrence.dueAt),
+/**
+ * `enqueueOccurrences` for createTaskScheduler: each occurrence's pending run, in two statements for the whole
+ * batch. Undefined for an occurrence that cannot start yet. One waiting run per thread is the runs' rule: when a
+ * person's question already waits in the thread, folding the task into it would answer it as their message; and of
+ * several tasks due in one thread, the first takes the thread's waiting run. The others wait (their tasks stay due)
+ * and are claimed again once that run started.
+ */
+export async function insertOccurrenceRuns(occurrences: readonly ScheduledOccurrence[], tx: Database): Promise<Array<number | undefined>> {
+  const firstInThread = new Map<string, number>();
+  occurrences.forEach(({ task }, index) => {
+    const key = threadKeyOf(task);
+    if (!firstInThread.has(key)) firstInThread.set(key, index);
+  });
+  const starting = [...firstInThread.values()].map((index) => occurrences[index]!);
+  const threads = await upsertThreads(
+    tx,
+    starting.map(({ task }) => ({ teamId: task.teamId, channelId: task.channelId, threadTs: task.threadTs, engaged: true })),
+  );
+  const runs = await insertWaitingRuns(
+    tx,
+    starting.map(({ task, dueAt }, k) => ({
+      threadId: threads[k]!.id,
+      triggerTs: occurrenceTrigger(task.id, dueAt),
       triggerUserId: task.ownerId,
       teamId: task.teamId || undefined,
       channelId: task.channelId,
       question: `[scheduled] ${firstLine(task.prompt)}`,
-    },
-  ]);
-  // One waiting run per thread is the runs' rule: a person's question already waits there. Folding the task into
-  // it would answer it as their message; instead the claim rolls back and is tried again once that run started.
-  if (!run) throw new OccurrenceDeferred(`Task ${task.id}'s thread already has a waiting run; its occurrence waits for that run to start.`);
-  return run.id;
+    })),
+  );
+  const runIdOf = new Map(starting.map((occurrence, k) => [occurrence.occurrenceId, runs[k]?.id]));
+  return occurrences.map((occurrence) => runIdOf.get(occurrence.occurrenceId));
 }
 
 export function occurrenceTrigger(taskId: number, dueAt: Date): string {

@@ -3,37 +3,29 @@
  * earliest due active task or to the next look at the tasks' version counter (a primary-key lookup, every
  * `checkEveryMs`, default 30 s: two queries a minute when nothing is due, however many tasks there are). A change
  * through this process (`refresh()`) or through any other (the version moves) makes it read the earliest due time
- * again. When something is due it claims each occurrence exactly once (store/task-store.ts: the (task, due time)
- * key, in the transaction that advances the task and writes its run through `enqueueOccurrence`). A missed
- * occurrence — the process was down — is claimed once, marked late, and the task moves on to its next due time
- * after now: never a burst. Every time read and every timer goes through the Clock.
+ * again. When something is due it claims the due occurrences in batches, each exactly once (store/task-store.ts:
+ * the (task, due time) key, in the transaction that advances the tasks and writes their runs through
+ * `enqueueOccurrences`); each batch's runs are handed on (`onClaimed`) as soon as it commits, so they are answered
+ * while later batches are still being claimed. A missed occurrence — the process was down — is claimed once, marked
+ * late, and the task moves on to its next due time after now: never a burst. Every time read and every timer goes
+ * through the Clock.
  */
-import { ThreadwiseError } from '../core/errors';
-import { mapConcurrently } from '../core/map-concurrently';
 import type { Activity } from '../core/activity';
 import type { Clock } from '../core/clock';
 import type { Logger } from '../logging/logger';
 import type { Database } from '../store/database';
 import {
-  claimOccurrence,
-  dueTaskIds,
+  claimDueOccurrences,
   readTaskWakeUp,
   recordOccurrenceResult,
   tasksVersionOf,
+  type OccurrenceOutcome,
   type OccurrenceRow,
   type TaskRow,
 } from '../store/task-store';
 import { DEFAULT_LATE_AFTER_MS } from './occurrence-prompt';
 import { nextDueAfter, type TaskSchedule } from './schedule';
 import { scheduleOf } from './task-schedule-of';
-
-/** Thrown by `enqueueOccurrence` when the occurrence cannot start yet (its thread has a run waiting): retried quietly. */
-export class OccurrenceDeferred extends ThreadwiseError<'occurrence_deferred'> {
-  override readonly name = 'OccurrenceDeferred';
-  constructor(message = 'the thread has a run waiting; the occurrence starts after it', options?: { cause?: unknown; context?: Record<string, unknown> }) {
-    super('occurrence_deferred', message, options);
-  }
-}
 
 /** An occurrence just claimed: what the run that answers it needs. */
 export interface ScheduledOccurrence {
@@ -54,12 +46,13 @@ export interface TaskSchedulerOptions {
   owner: string;
   logger: Pick<Logger, 'debug' | 'info' | 'warn'>;
   /**
-   * Writes the run that answers `occurrence`, with `tx` (inside the claim's transaction: the run row and the claim
-   * commit together or not at all). Returns the run's id. Throwing leaves the occurrence due; it is tried again
-   * after `retryMs` (e.g. OccurrenceDeferred while the thread already has a waiting run).
+   * Writes the runs that answer a batch of `occurrences`, with `tx` (inside the claim's transaction: the run rows and
+   * the claim commit together or not at all). Returns each one's run id, in order; undefined for one that cannot
+   * start yet (its thread has a run waiting): that task stays due and is tried again after `retryMs`. Throwing
+   * leaves the whole batch due, tried again likewise.
    */
-  enqueueOccurrence(occurrence: ScheduledOccurrence, tx: Database): Promise<number | undefined>;
-  /** After the claim committed: e.g. wake the run worker. */
+  enqueueOccurrences(occurrences: readonly ScheduledOccurrence[], tx: Database): Promise<ReadonlyArray<number | undefined>>;
+  /** After the claim committed, for each occurrence of the batch: e.g. wake the run worker. */
   onClaimed?(occurrence: ScheduledOccurrence): void;
   /** A task paused itself after `pauseAfterFailures` failed runs in a row: say so in its thread. */
   onPaused?(task: TaskRow): Promise<void> | void;
@@ -67,11 +60,11 @@ export interface TaskSchedulerOptions {
   pauseAfterFailures?: number;
   /** How often an idle scheduler looks at the version counter (default 30 s). */
   checkEveryMs?: number;
-  /** After a claim that failed or found its task held by another replica (default 5 s). */
+  /** After a claim that failed, or left due tasks it could not take (held by another replica, or waiting) (default 5 s). */
   retryMs?: number;
-  /** Occurrences claimed per look at the due tasks (default 100). */
+  /** Occurrences claimed per transaction (default 100). */
   batchSize?: number;
-  /** Claims in flight at once, each its own transaction (default 4; the embedded database runs them one by one). */
+  /** Batches in flight at once, each its own transaction (default 4; the embedded database runs them one by one). */
   claimConcurrency?: number;
   /** An occurrence claimed later than this after its due time is late (default 2 min). */
   lateAfterMs?: number;
@@ -86,10 +79,10 @@ export interface TaskScheduler {
   /** Tasks changed through this process: read the earliest due time again now. */
   refresh(): void;
   /**
-   * How an occurrence's run ended (call once the run is done or failed; `runId` picks the occurrence). The Nth
-   * failure in a row pauses the task and calls `onPaused`.
+   * How an occurrence's run ended (call once the run is done, failed, or was not run; `runId` picks the occurrence).
+   * The Nth failure in a row pauses the task and calls `onPaused`.
    */
-  recordOccurrenceResult(taskId: number, ok: boolean, details?: { runId?: number; error?: string }): Promise<{ paused: boolean }>;
+  recordOccurrenceResult(taskId: number, outcome: OccurrenceOutcome, details?: { runId?: number; error?: string }): Promise<{ paused: boolean }>;
   /** Resolves when no look or claim is under way (tests, shutdown). */
   idle(): Promise<void>;
 }
@@ -178,21 +171,14 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     let wake = await readTaskWakeUp(db);
     let retry = false;
     while (!stopping && wake.nextDueAt && wake.nextDueAt.getTime() <= clock.now()) {
-      const ids = await dueTaskIds(db, new Date(clock.now()), batchSize);
-      let progressed = false;
-      // A few claims at once (a pool's connections work in parallel), starting at a different place in the batch on
-      // each replica: replicas reading the same batch do not queue up behind each other's locks (SKIP LOCKED).
-      const offset = ids.length > 0 ? Math.floor(Math.random() * ids.length) : 0;
-      const order = [...ids.slice(offset), ...ids.slice(0, offset)];
-      await mapConcurrently(order, claimConcurrency, async (taskId) => {
-        if (stopping) return;
-        const outcome = await claim(taskId);
-        if (outcome === 'failed') retry = true;
-        else if (outcome === 'claimed' || outcome === 'duplicate') progressed = true;
-      });
+      // A few batches at once (a pool's connections work in parallel); SKIP LOCKED gives each its own tasks, and
+      // another replica's batches theirs.
+      const outcomes = await Promise.all(Array.from({ length: claimConcurrency }, () => claimBatch()));
+      if (outcomes.some((outcome) => outcome.failed || outcome.deferred)) retry = true;
       wake = await readTaskWakeUp(db);
-      // Nothing moved: the rest is held by another replica right now, or failed; try again after retryMs.
-      if (!progressed) {
+      // Nothing moved: the rest is held by another replica right now, waits for its thread, or failed; try again
+      // after retryMs.
+      if (!outcomes.some((outcome) => outcome.progressed)) {
         retry = true;
         break;
       }
@@ -201,35 +187,40 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
     armFromKnown(retry);
   };
 
-  const claim = async (taskId: number): Promise<'claimed' | 'duplicate' | 'skipped' | 'failed'> => {
+  const claimBatch = async (): Promise<{ progressed: boolean; deferred: boolean; failed: boolean }> => {
+    if (stopping) return { progressed: false, deferred: false, failed: false };
     const now = new Date(clock.now());
-    let scheduled: ScheduledOccurrence | undefined;
+    const scheduled = new Map<number, ScheduledOccurrence>();
     try {
-      const result = await claimOccurrence(db, {
-        taskId,
+      const result = await claimDueOccurrences(db, {
         now,
         owner: options.owner,
+        limit: batchSize,
         nextDue: (task) => nextDueAfter(scheduleOf(task), now.getTime()),
-        enqueue: async (occurrence, task, tx) => {
-          scheduled = occurrenceFor(occurrence, task, lateAfterMs);
-          return options.enqueueOccurrence(scheduled, tx);
+        enqueue: (claimed, tx) => {
+          const batch = claimed.map(({ occurrence, task }) => occurrenceFor(occurrence, task, lateAfterMs));
+          for (const occurrence of batch) scheduled.set(occurrence.occurrenceId, occurrence);
+          return options.enqueueOccurrences(batch, tx);
         },
       });
-      if (result.kind === 'claimed' && scheduled) {
+      for (const { occurrence, task } of result.claimed) {
+        const claimed = scheduled.get(occurrence.id) ?? occurrenceFor(occurrence, task, lateAfterMs);
         logger.info('scheduled task occurrence claimed', {
-          taskId,
-          dueAt: scheduled.dueAt.toISOString(),
-          late: scheduled.late,
-          runId: result.occurrence.runId ?? undefined,
+          taskId: task.id,
+          dueAt: claimed.dueAt.toISOString(),
+          late: claimed.late,
+          runId: occurrence.runId ?? undefined,
         });
-        options.onClaimed?.(scheduled);
+        options.onClaimed?.(claimed);
       }
-      if (result.kind === 'duplicate') logger.info('scheduled task occurrence already claimed; task advanced', { taskId });
-      return result.kind;
+      for (const task of result.duplicates) logger.info('scheduled task occurrence already claimed; task advanced', { taskId: task.id });
+      if (result.deferred.length > 0) {
+        logger.debug('scheduled task occurrences wait for a run already waiting in their threads', { taskIds: result.deferred, retryInMs: retryMs });
+      }
+      return { progressed: result.claimed.length + result.duplicates.length > 0, deferred: result.deferred.length > 0, failed: false };
     } catch (error) {
-      const log = error instanceof OccurrenceDeferred ? logger.debug : logger.warn;
-      log('scheduled task occurrence could not be claimed; will retry', { taskId, error, retryInMs: retryMs });
-      return 'failed';
+      logger.warn('scheduled task occurrences could not be claimed; will retry', { error, retryInMs: retryMs });
+      return { progressed: false, deferred: false, failed: true };
     }
   };
 
@@ -249,11 +240,11 @@ export function createTaskScheduler(options: TaskSchedulerOptions): TaskSchedule
       if (!started || stopping) return;
       void look('full');
     },
-    async recordOccurrenceResult(taskId, ok, details = {}) {
+    async recordOccurrenceResult(taskId, outcome, details = {}) {
       const result = await recordOccurrenceResult(db, {
         taskId,
         runId: details.runId,
-        ok,
+        outcome,
         error: details.error,
         now: new Date(clock.now()),
         pauseAfterFailures,

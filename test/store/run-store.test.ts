@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../src/store/database';
 import {
   claimNextRun,
+  claimNextRuns,
   enqueueRun,
   finishRun,
   getRun,
@@ -118,6 +119,25 @@ describe.each(testDatabases())('the run queue on $label', (database) => {
     expect(await finishRun(handle.db, first.run.id, 'dead', { status: 'failed', error: 'late' })).toBe(false);
     expect(await finishRun(handle.db, first.run.id, 'alive', { status: 'done' })).toBe(true);
     expect((await claimAll('alive')).map((run) => run.id)).toContain(waiting.run.id);
+  });
+
+  it('claims the free slots’ worth of runs in one statement, oldest first, never two of one thread', async () => {
+    const [a, b, c] = [await newThread(), await newThread(), await newThread()];
+    const first = await enqueueRun(handle.db, { threadId: a, triggerTs: '1.000001' });
+    await claimAll('dead');
+    const behind = await enqueueRun(handle.db, { threadId: a, triggerTs: '1.000002' });
+    await expireLease(first.run.id);
+    const inB = await enqueueRun(handle.db, { threadId: b, triggerTs: '1.000001' });
+    const inC = await enqueueRun(handle.db, { threadId: c, triggerTs: '1.000001' });
+
+    const claimed = (await claimNextRuns(handle.db, 'w2', LEASE_MS, 10)).filter((run) => [a, b, c].includes(run.threadId));
+    // Thread a's dead run is taken over; the run waiting behind it is not started beside it.
+    expect(claimed.map((run) => run.id)).toEqual([first.run.id, inB.run.id, inC.run.id]);
+    expect(claimed.every((run) => run.leaseOwner === 'w2' && run.status === 'running')).toBe(true);
+    expect(claimed[0]).toMatchObject({ attempts: 2 });
+    expect((await claimNextRuns(handle.db, 'w2', LEASE_MS, 10)).map((run) => run.id)).not.toContain(behind.run.id);
+    for (const run of claimed) await finishRun(handle.db, run.id, 'w2', { status: 'done' });
+    expect((await claimAll('w2')).map((run) => run.id)).toContain(behind.run.id);
   });
 
   it('does not take over a run whose worker keeps renewing its lease', async () => {

@@ -1,15 +1,16 @@
 /**
  * Scheduled tasks as stored, on PGlite and (with TEST_DATABASE_URL) PostgreSQL: the per-person cap, an occurrence
- * claimed once per (task, due time), a claim that fails leaving nothing behind, failures counted once per run,
+ * claimed once per (task, due time), in batches whose occurrences can each be taken back, a claim that fails leaving
+ * nothing behind, failures counted once per run,
  * state changes only for those allowed.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Database, DatabaseHandle } from '../../src/store/database';
 import { scheduledTasks, taskOccurrences } from '../../src/store/schema';
 import {
   changeTaskState,
-  claimOccurrence,
+  claimDueOccurrences,
   countOpenTasks,
   getTask,
   insertTask,
@@ -18,8 +19,11 @@ import {
   recordOccurrenceResult,
   recordTaskAnnouncement,
   tasksVersionOf,
+  type ClaimedOccurrence,
   type NewTask,
 } from '../../src/store/task-store';
+import { insertWaitingRuns } from '../../src/store/run-store';
+import { upsertThreads } from '../../src/store/thread-store';
 import { testDatabases } from '../support/databases';
 
 const NOW = new Date('2026-11-26T10:00:00Z');
@@ -84,38 +88,70 @@ describe.each(testDatabases())('task store on $label', (database) => {
     const next = new Date('2026-11-27T08:00:00Z');
     const row = await insert('U1', due);
     expect((await readTaskWakeUp(db)).nextDueAt?.toISOString()).toBe(due.toISOString());
-    const options = { taskId: row.id, now: NOW, owner: 'r1', nextDue: () => next };
-    const claimed = await claimOccurrence(db, options);
-    expect(claimed).toMatchObject({ kind: 'claimed', occurrence: { taskId: row.id, dueAt: due, claimedBy: 'r1', lateMs: 2 * 3_600_000 }, task: { nextDueAt: next } });
+    const options = { now: NOW, owner: 'r1', limit: 10, nextDue: () => next };
+    const claimed = await claimDueOccurrences(db, options);
+    expect(claimed.claimed).toMatchObject([{ occurrence: { taskId: row.id, dueAt: due, claimedBy: 'r1', lateMs: 2 * 3_600_000 }, task: { nextDueAt: next } }]);
     // Claimed again (a second replica, a restart): not due any more.
-    expect(await claimOccurrence(db, options)).toEqual({ kind: 'skipped' });
+    expect(await claimDueOccurrences(db, options)).toEqual({ claimed: [], duplicates: [], deferred: [] });
     // Even a task put back to a due time already claimed only advances: the key is taken.
     await db.update(scheduledTasks).set({ nextDueAt: due }).where(eq(scheduledTasks.id, row.id));
-    expect(await claimOccurrence(db, options)).toMatchObject({ kind: 'duplicate', task: { nextDueAt: next } });
+    expect(await claimDueOccurrences(db, options)).toMatchObject({ claimed: [], duplicates: [{ id: row.id, nextDueAt: next }], deferred: [] });
     expect(await db.select().from(taskOccurrences).where(eq(taskOccurrences.taskId, row.id))).toHaveLength(1);
   });
 
-  it('a claim whose enqueue fails leaves nothing: the occurrence is still due', async () => {
+  it('claims due tasks in batches, earliest first; an occurrence its enqueue takes back leaves its task due', async () => {
+    const rows = [];
+    for (let i = 0; i < 5; i++) rows.push(await insert('U1', new Date(Date.parse('2026-11-26T08:00:00Z') + i * 60_000)));
+    await insert('U1', new Date('2026-11-26T11:00:00Z')); // not due yet
+    const next = new Date('2026-11-27T08:00:00Z');
+    const enqueued: number[][] = [];
+    // A run for each occurrence but the second of the batch: its thread is busy, so it is taken back.
+    const enqueue = async (claimed: readonly ClaimedOccurrence[], tx: Database) => {
+      enqueued.push(claimed.map(({ task }) => task.id));
+      const threads = await upsertThreads(tx, claimed.map(({ task }) => ({ channelId: 'CSTORE', threadTs: `1700000000.${task.id}` })));
+      const written = await insertWaitingRuns(tx, claimed.map(({ occurrence }, i) => ({ threadId: threads[i]!.id, triggerTs: `task:${occurrence.taskId}` })));
+      return claimed.map((_, i) => (i === 1 ? undefined : written[i]!.id));
+    };
+    const first = await claimDueOccurrences(db, { now: NOW, owner: 'r1', limit: 3, nextDue: () => next, enqueue });
+    expect(enqueued).toEqual([rows.slice(0, 3).map((r) => r.id)]);
+    expect(first.claimed.map(({ task }) => task.id)).toEqual([rows[0]!.id, rows[2]!.id]);
+    expect(first.deferred).toEqual([rows[1]!.id]);
+    expect((await getTask(db, rows[1]!.id))?.nextDueAt?.toISOString()).toBe('2026-11-26T08:01:00.000Z');
+    expect((await getTask(db, rows[2]!.id))?.nextDueAt?.toISOString()).toBe(next.toISOString());
+    // Each claimed occurrence records its run; the one taken back left no occurrence row.
+    const stored = await db.select().from(taskOccurrences).where(inArray(taskOccurrences.taskId, rows.map((r) => r.id)));
+    expect(stored.map((o) => [o.taskId, o.runId]).sort()).toEqual(first.claimed.map(({ occurrence }) => [occurrence.taskId, occurrence.runId]).sort());
+    expect(first.claimed.every(({ occurrence }) => occurrence.runId !== null)).toBe(true);
+
+    // The next batch starts with the task still due.
+    const second = await claimDueOccurrences(db, { now: NOW, owner: 'r1', limit: 10, nextDue: () => next });
+    expect(second.claimed.map(({ task }) => task.id)).toEqual([rows[1]!.id, rows[3]!.id, rows[4]!.id]);
+  });
+
+  it('a claim whose enqueue fails leaves nothing: the whole batch is still due', async () => {
     const due = new Date('2026-11-26T08:00:00Z');
     const row = await insert('U1', due);
+    const other = await insert('U1', due);
     await expect(
-      claimOccurrence(db, {
-        taskId: row.id,
+      claimDueOccurrences(db, {
         now: NOW,
         owner: 'r1',
+        limit: 10,
         nextDue: () => new Date('2026-11-27T08:00:00Z'),
         enqueue: async () => {
-          throw new Error('thread busy');
+          throw new Error('killed before the run rows');
         },
       }),
-    ).rejects.toThrow('thread busy');
-    expect((await getTask(db, row.id))?.nextDueAt?.toISOString()).toBe(due.toISOString());
-    expect(await db.select().from(taskOccurrences).where(eq(taskOccurrences.taskId, row.id))).toHaveLength(0);
+    ).rejects.toThrow('killed before the run rows');
+    for (const id of [row.id, other.id]) {
+      expect((await getTask(db, id))?.nextDueAt?.toISOString()).toBe(due.toISOString());
+      expect(await db.select().from(taskOccurrences).where(eq(taskOccurrences.taskId, id))).toHaveLength(0);
+    }
   });
 
   it('a one-off is done once claimed', async () => {
     const row = await insert('U1', new Date('2026-11-26T09:00:00Z'), { scheduleKind: 'once', schedule: '2026-11-26T10:00:00' });
-    await claimOccurrence(db, { taskId: row.id, now: NOW, owner: 'r1', nextDue: () => undefined });
+    await claimDueOccurrences(db, { now: NOW, owner: 'r1', limit: 10, nextDue: () => undefined });
     expect(await getTask(db, row.id)).toMatchObject({ state: 'done', nextDueAt: null });
     expect(await listTasks(db, { ownerId: 'U1' })).toEqual([]);
     expect((await listTasks(db, { ownerId: 'U1', states: ['done'] })).map((t) => t.id)).toEqual([row.id]);
@@ -127,12 +163,12 @@ describe.each(testDatabases())('task store on $label', (database) => {
     for (let day = 0; day < 4; day++) {
       const now = new Date(Date.parse('2026-11-20T08:00:00Z') + day * 86_400_000);
       await db.update(scheduledTasks).set({ nextDueAt: now }).where(eq(scheduledTasks.id, row.id));
-      const claim = await claimOccurrence(db, { taskId: row.id, now, owner: 'r1', nextDue: () => new Date(now.getTime() + 86_400_000) });
-      if (claim.kind !== 'claimed') break;
-      const result = await recordOccurrenceResult(db, { taskId: row.id, ok: false, error: 'boom', now, pauseAfterFailures: 3 });
+      const claim = await claimDueOccurrences(db, { now, owner: 'r1', limit: 10, nextDue: () => new Date(now.getTime() + 86_400_000) });
+      if (claim.claimed.length !== 1) break;
+      const result = await recordOccurrenceResult(db, { taskId: row.id, outcome: 'failed', error: 'boom', now, pauseAfterFailures: 3 });
       expect(result.counted).toBe(true);
       if (result.paused) pausedAt = day;
-      expect((await recordOccurrenceResult(db, { taskId: row.id, ok: false, now, pauseAfterFailures: 3 })).counted).toBe(false);
+      expect((await recordOccurrenceResult(db, { taskId: row.id, outcome: 'failed', now, pauseAfterFailures: 3 })).counted).toBe(false);
     }
     expect(pausedAt).toBe(2);
     expect(await getTask(db, row.id)).toMatchObject({ state: 'paused', pausedReason: 'failures', consecutiveFailures: 3, lastResult: 'failed', lastError: 'boom' });

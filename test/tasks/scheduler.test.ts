@@ -5,7 +5,7 @@
  * 10,000 tasks none of which is due asks the database at most twice a minute.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { and, eq, like } from 'drizzle-orm';
+import { and, eq, inArray, like } from 'drizzle-orm';
 import { openDatabase } from '../../src/app/database/open-database';
 import { silentLogger } from '../../src/logging/logger';
 import type { Database, DatabaseHandle } from '../../src/store/database';
@@ -16,7 +16,7 @@ import { getTask, listTaskOccurrences, occurrenceOfRun, type TaskRow } from '../
 import { localIso } from '../../src/tasks/local-time';
 import { changeTask, scheduleTask, type TaskContext } from '../../src/tasks/manage-tasks';
 import { occurrencePrompt } from '../../src/tasks/occurrence-prompt';
-import { insertOccurrenceRun } from '../../src/tasks/occurrence-run';
+import { insertOccurrenceRuns } from '../../src/tasks/occurrence-run';
 import { createTaskScheduler, type ScheduledOccurrence, type TaskSchedulerOptions } from '../../src/tasks/scheduler';
 import { createScratchPostgres, testDatabases, type TestDatabase } from '../support/databases';
 import { countingDatabase } from './counting-database';
@@ -29,11 +29,12 @@ const START = Date.parse('2026-11-26T10:00:00Z');
 const limits = { minIntervalMinutes: 60, maxPerPerson: 1000 };
 const context = (thread: string, userId = 'U0OWNER'): TaskContext => ({ teamId: 'T1', channelId: 'CTASKS', threadTs: thread, userId, timeZone: 'Europe/Paris' });
 
-/** A run worker that answers at once: the run row is written (by the real enqueue) and marked done. */
-async function enqueueAndAnswer(occurrence: ScheduledOccurrence, tx: Database): Promise<number> {
-  const runId = await insertOccurrenceRun(occurrence, tx);
-  await tx.update(runs).set({ status: 'done' }).where(eq(runs.id, runId));
-  return runId;
+/** A run worker that answers at once: the run rows are written (by the real enqueue) and marked done. */
+async function enqueueAndAnswer(occurrences: readonly ScheduledOccurrence[], tx: Database): Promise<Array<number | undefined>> {
+  const runIds = await insertOccurrenceRuns(occurrences, tx);
+  const written = runIds.filter((id) => id !== undefined);
+  if (written.length > 0) await tx.update(runs).set({ status: 'done' }).where(inArray(runs.id, written));
+  return runIds;
 }
 
 function startScheduler(db: Database, clock: FakeClock, owner: string, options: Partial<TaskSchedulerOptions> = {}) {
@@ -44,7 +45,7 @@ function startScheduler(db: Database, clock: FakeClock, owner: string, options: 
     owner,
     logger: silentLogger,
     checkEveryMs: HOUR,
-    enqueueOccurrence: enqueueAndAnswer,
+    enqueueOccurrences: enqueueAndAnswer,
     onClaimed: (occurrence) => claimed.push(occurrence),
     ...options,
   });
@@ -171,7 +172,7 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
     const clock = createFakeClock(START);
     const task = await schedule(db, clock, '1700000002.000100', '2026-11-27T09:00');
     const crashing = startScheduler(db, clock, 'replica-a', {
-      enqueueOccurrence: async () => {
+      enqueueOccurrences: async () => {
         throw new Error('killed before the run row was written');
       },
     });
@@ -214,10 +215,10 @@ describe.each(testDatabases())('task scheduler on $label', (database) => {
       const occurrence = claimed.at(-1)!;
       const runId = (await occurrencesOf(db, task.id)).at(-1)!.runId!;
       expect(occurrence.dueAt.getTime()).toBe(Date.parse('2026-11-27T08:00:00Z') + day * DAY);
-      const outcome = await scheduler.recordOccurrenceResult(task.id, ok, { runId, error: ok ? undefined : 'the model timed out' });
+      const outcome = await scheduler.recordOccurrenceResult(task.id, ok ? 'ok' : 'failed', { runId, error: ok ? undefined : 'the model timed out' });
       expect(outcome.paused).toBe(day === 5);
       // The same run reported twice counts once.
-      expect((await scheduler.recordOccurrenceResult(task.id, ok, { runId })).paused).toBe(false);
+      expect((await scheduler.recordOccurrenceResult(task.id, ok ? 'ok' : 'failed', { runId })).paused).toBe(false);
     }
     expect(paused).toEqual([task.id]);
     const after = await getTask(db, task.id);

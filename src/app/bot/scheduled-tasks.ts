@@ -2,8 +2,9 @@
  * Scheduled tasks in the bot (issue 28): the scheduler that claims each due occurrence once and writes its run, the
  * schedule_task tool offered to each Slack run as its asker (their Slack time zone), the announcement in the thread,
  * and what happens around an occurrence's run — refused (and counted as a failure) when its owner left the workspace
- * or can no longer read the channel, its result recorded when it ends, a one-off's announcement closed, a task that
- * paused itself saying so in its thread.
+ * or can no longer read the channel, skipped (not counted) when its owner or channel reached today's spend limit,
+ * its result recorded however it ends (thrown, given up after repeated interruptions, cancelled), a one-off's
+ * announcement closed, a task that paused itself saying so in its thread.
  */
 import type { WebClient } from '@slack/web-api';
 import type { Config } from '../../config';
@@ -13,10 +14,15 @@ import type { Clock } from '../../core/clock';
 import type { Logger } from '../../logging/logger';
 import type { RunOutcome, RunRow } from '../../store/run-store';
 import type { Database } from '../../store/database';
-import { getTask, occurrenceOfRun, recordTaskAnnouncement, type TaskRow } from '../../store/task-store';
+import { readTodaysSpend } from '../../store/spend-limit-store';
+import { getTask, occurrenceOfRun, recordTaskAnnouncement, type OccurrenceOutcome, type TaskRow } from '../../store/task-store';
+import { dailyLimitReached, describeReset, hasDailyLimits } from '../../runs/spend-limit';
+import { RunInterrupted } from '../../runs/run-interrupted';
+import { messageOf } from '../../core/errors';
+import { formatUsd } from '../../core/model-prices';
 import type { ThreadRow } from '../../store/thread-store';
 import { occurrencePrompt } from '../../tasks/occurrence-prompt';
-import { insertOccurrenceRun, parseOccurrenceTrigger } from '../../tasks/occurrence-run';
+import { insertOccurrenceRuns, parseOccurrenceTrigger } from '../../tasks/occurrence-run';
 import { createTaskScheduler, type TaskScheduler } from '../../tasks/scheduler';
 import { scheduleOf } from '../../tasks/task-schedule-of';
 import { createScheduleTaskTool } from '../../tools/schedule-task';
@@ -40,7 +46,10 @@ export interface ScheduledTaskParts {
   claimConcurrency?: number;
   /** Tests: how often an idle scheduler looks at the tasks' version counter. */
   checkEveryMs?: number;
-  /** Test-only: SIGKILL this process inside the first claim, before the run row or just after the claim commits. */
+  /**
+   * Test-only: SIGKILL this process inside the first claim's transaction, before its batch's run rows are written, or
+   * just after the batch committed (before any of its runs is handed to the worker).
+   */
   killInClaimForTests?: 'before_run_row' | 'after_run_row';
 }
 
@@ -65,9 +74,9 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
     clock,
     owner: parts.replicaId,
     logger: log,
-    enqueueOccurrence: (occurrence, tx) => {
+    enqueueOccurrences: (occurrences, tx) => {
       if (parts.killInClaimForTests === 'before_run_row') process.kill(process.pid, 'SIGKILL');
-      return insertOccurrenceRun(occurrence, tx);
+      return insertOccurrenceRuns(occurrences, tx);
     },
     onClaimed: () => {
       if (parts.killInClaimForTests === 'after_run_row') process.kill(process.pid, 'SIGKILL');
@@ -126,9 +135,33 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
     return undefined;
   }
 
-  async function recordEnd(task: TaskRow, run: RunRow, ok: boolean, error?: string) {
+  /**
+   * Why the owner's daily spend limit (or the channel's) stops this occurrence, as a sentence; undefined: it may run.
+   * The limits a question in Slack obeys (runs/spend-limit.ts), read the same way, at the moment it would start.
+   */
+  async function overSpendLimit(task: TaskRow): Promise<string | undefined> {
+    const limits = { userUsd: config.limits.dailyUserUsd, channelUsd: config.limits.dailyChannelUsd };
+    if (!hasDailyLimits(limits)) return undefined;
+    const spend = await readTodaysSpend(db, { userIds: [task.ownerId], channelIds: [task.channelId] });
+    const reached = dailyLimitReached(limits, { userId: task.ownerId, channelId: task.channelId }, spend);
+    if (!reached) return undefined;
+    const used = `${formatUsd(reached.spentUsd)} of ${formatUsd(reached.limitUsd)}`;
+    const whose = reached.scope === 'user' ? `<@${task.ownerId}>, who scheduled it, has` : 'this channel has';
+    return `${whose} reached today’s spending limit for my answers (${used}). The limit resets ${describeReset(new Date(clock.now()))}; an admin can lift it for today`;
+  }
+
+  /** Tells the thread why this occurrence did not run; the sentence's ts, to record as the run's answer. */
+  async function sayInThread(task: TaskRow, text: string): Promise<string[]> {
+    const posted = await client.chat.postMessage({ channel: task.channelId, thread_ts: task.threadTs, text }).catch((error) => {
+      log.warn('could not say in its thread why a scheduled occurrence did not run', { taskId: task.id, error });
+      return undefined;
+    });
+    return posted?.ts ? [posted.ts] : [];
+  }
+
+  async function recordEnd(task: TaskRow, run: RunRow, outcome: OccurrenceOutcome, error?: string) {
     try {
-      await scheduler.recordOccurrenceResult(task.id, ok, { runId: run.id, error });
+      await scheduler.recordOccurrenceResult(task.id, outcome, { runId: run.id, error });
     } catch (failure) {
       log.warn('could not record how a scheduled occurrence ended', { taskId: task.id, runId: run.id, error: failure });
     }
@@ -181,19 +214,34 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
         if (run.answerTs.length === 0 && !occurrence.result) {
           const why = await refusal(task);
           if (why) {
-            const error = `not run: ${why}`;
             log.info('scheduled occurrence refused', { taskId: task.id, runId: run.id, reason: why });
-            const posted = await client.chat
-              .postMessage({ channel: task.channelId, thread_ts: task.threadTs, text: `:warning: I did not run this scheduled task: ${why}.` })
-              .catch(() => undefined);
-            await recordEnd(task, run, false, why);
-            return { status: 'failed', error, answerTs: posted?.ts ? [posted.ts] : [] };
+            const answerTs = await sayInThread(task, `:warning: I did not run this scheduled task: ${why}.`);
+            await recordEnd(task, run, 'failed', why);
+            return { status: 'failed', error: `not run: ${why}`, answerTs };
+          }
+          // Like a question over the limit: no model call, and the thread is told why. Not the task's failure: it
+          // does not count toward pausing it.
+          const overLimit = await overSpendLimit(task);
+          if (overLimit) {
+            log.info('scheduled occurrence skipped: daily spend limit reached', { taskId: task.id, runId: run.id, ownerId: task.ownerId });
+            const answerTs = await sayInThread(task, `:warning: I skipped this run of the scheduled task: ${overLimit}.`);
+            await recordEnd(task, run, 'skipped', `skipped: ${overLimit}`);
+            return { status: 'failed', error: `not run: ${overLimit}`, answerTs };
           }
         }
-        const outcome = await execute(run, signal);
+        let outcome: Awaited<ReturnType<Execute>>;
+        try {
+          outcome = await execute(run, signal);
+        } catch (error) {
+          // The worker records a thrown attempt as failed (or cancelled): so does the occurrence. Interrupted by a
+          // shutdown or a lost lease, it has not ended: whoever resumes it records how it does.
+          const reason = signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
+          if (!(reason instanceof RunInterrupted) || reason.kind === 'cancelled') await recordEnd(task, run, 'failed', messageOf(error));
+          throw error;
+        }
         if (outcome.status !== 'waiting_approval') {
           const ok = outcome.status === 'done';
-          await recordEnd(task, run, ok, ok ? undefined : (outcome.error ?? outcome.status));
+          await recordEnd(task, run, ok ? 'ok' : 'failed', ok ? undefined : (outcome.error ?? outcome.status));
         }
         return outcome;
       };

@@ -69,7 +69,9 @@ function stateWords(task: TaskRow): string {
 function lastResult(task: TaskRow): Fragment {
   if (!task.lastResult) return html`not run yet`;
   const when = task.lastRunAt ? ` (${formatUtc(task.lastRunAt)})` : '';
-  return task.lastResult === 'ok' ? html`<span class="ok">ok</span>${when}` : html`<span class="error">failed</span>${when}${task.lastError ? html`: ${shorten(task.lastError, 120)}` : ''}`;
+  if (task.lastResult === 'ok') return html`<span class="ok">ok</span>${when}`;
+  const reason = task.lastError ? html`: ${shorten(task.lastError, 120)}` : '';
+  return task.lastResult === 'skipped' ? html`skipped${when}${reason}` : html`<span class="error">failed</span>${when}${reason}`;
 }
 
 function shorten(text: string, max: number): string {

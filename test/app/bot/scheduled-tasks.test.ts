@@ -3,7 +3,8 @@
  * with a test Clock that moves only when the test moves it. The model calls schedule_task → the announcement with
  * its Delete button in the thread; the clock reaches the due time → the occurrence's answer, once, in that thread;
  * a restart across a due time → once, marked late; Delete by someone else refused, by the owner it stops the task;
- * `/ask tasks` lists it; an owner who left the workspace is refused and counted.
+ * `/ask tasks` lists it; an owner who left the workspace is refused and counted; an owner over today's spend limit
+ * is skipped, not counted; a run given up after repeated interruptions is recorded as failed and counts.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -24,7 +25,8 @@ let clock: FakeClock;
 beforeAll(async () => {
   clock = createFakeClock(START);
   h = await startHarness({
-    env: { ADMIN_USERS: 'U0ADMIN', TASK_MIN_INTERVAL_MINUTES: '60', CONSOLE_PORT: '0' },
+    // A $1 daily limit per person: what the fake model's answers cost stays far below it; one test spends past it.
+    env: { ADMIN_USERS: 'U0ADMIN', TASK_MIN_INTERVAL_MINUTES: '60', CONSOLE_PORT: '0', DAILY_LIMIT_USER: '1' },
     // Timers on the test clock: long periods, so moving it by hours fires a handful of them, not thousands. The lease
     // is long too: its expiry is the database's real time, and nothing renews it while the test clock stands still.
     start: { clock, pollMs: 10 * MINUTE, leaseMs: 120_000, approvalSweepMs: 10 * MINUTE, housekeepingMs: 24 * 60 * MINUTE, firstHousekeepingMs: 24 * 60 * MINUTE },
@@ -51,9 +53,21 @@ function userText(request: ChatRequestBody): string {
 }
 
 async function occurrences(taskId: number) {
-  return rowsOf<{ due_at: string; late_ms: number; run_id: number | null; result: string | null }>(
-    await h.database.db.execute(sql`select due_at, late_ms, run_id, result from task_occurrences where task_id = ${taskId} order by due_at`),
+  return rowsOf<{ due_at: string; late_ms: number; run_id: number | null; result: string | null; error: string | null }>(
+    await h.database.db.execute(sql`select due_at, late_ms, run_id, result, error from task_occurrences where task_id = ${taskId} order by due_at`),
   );
+}
+
+/** The earlier tests' daily tasks would answer at the same times (and take the model's scripted replies): gone. */
+async function deleteOtherTasks() {
+  await h.database.db.execute(sql`update scheduled_tasks set state = 'deleted', next_due_at = null where state in ('active', 'paused')`);
+}
+
+async function taskRow(taskId: number) {
+  const [row] = rowsOf<{ state: string; consecutive_failures: number; last_result: string | null; paused_reason: string | null }>(
+    await h.database.db.execute(sql`select state, consecutive_failures, last_result, paused_reason from scheduled_tasks where id = ${taskId}`),
+  );
+  return row!;
 }
 
 async function newestTask() {
@@ -245,3 +259,66 @@ describe('an occurrence whose owner’s access cannot be checked', () => {
   });
 });
 
+
+describe('an occurrence whose owner reached today’s spend limit', () => {
+  it('is skipped like a question over the limit: no model call, a sentence in the thread, recorded as skipped and not as a failure', async () => {
+    h.slack.addUser({ id: 'U0SPENDER', name: 'sam', displayName: 'Sam' });
+    h.slack.setMembers(CHANNEL, [ANA, BEN, 'U0ADMIN', 'U0SPENDER']);
+    await deleteOtherTasks();
+    const { threadTs, task } = await schedule(`0 ${new Date(clock.now() + 2 * 60 * MINUTE).getUTCHours()} * * *`, 'summarise the costs', 'U0SPENDER');
+    // Sam's other questions today cost $1.50: past DAILY_LIMIT_USER ($1).
+    await h.database.db.execute(sql`
+      insert into runs (thread_id, trigger_ts, trigger_user_id, channel_id, status, cost_usd)
+      select id, '1700009999.000100', 'U0SPENDER', ${CHANNEL}, 'done', 1.5 from threads where thread_ts = ${threadTs}`);
+    const requestsBefore = h.model.requests.length;
+
+    await advance(24 * 60 * MINUTE);
+    await eventually(() => h.slack.botMessages(CHANNEL, threadTs).some((m) => (m.text ?? '').includes('I skipped this run of the scheduled task')), { timeoutMs: 10_000 });
+    await h.app.idle();
+    expect(h.model.requests.length).toBe(requestsBefore); // no model call
+    const said = h.slack.botMessages(CHANNEL, threadTs).filter((m) => (m.text ?? '').includes('I skipped this run of the scheduled task'));
+    expect(said).toHaveLength(1);
+    expect(said[0]!.text).toMatch(/<@U0SPENDER>, who scheduled it, has reached today’s spending limit for my answers \(\$1\.50 of \$1\.00\)\. The limit resets at midnight UTC/);
+    const [occurrence] = await occurrences(task.id);
+    expect(occurrence).toMatchObject({ result: 'skipped' });
+    expect(occurrence!.error).toContain('reached today’s spending limit');
+    // Not the task's failure: it stays active, with no failures counted toward pausing it.
+    expect(await taskRow(task.id)).toMatchObject({ state: 'active', consecutive_failures: 0, last_result: 'skipped' });
+  });
+});
+
+describe('an occurrence whose run is given up after repeated interruptions', () => {
+  it('records the failure with the reason, and it counts toward pausing the task', async () => {
+    await deleteOtherTasks();
+    const { threadTs, task } = await schedule(`0 ${new Date(clock.now() + 2 * 60 * MINUTE).getUTCHours()} * * *`, 'post the build report');
+    // It failed the two days before: this is the third failure in a row.
+    await h.database.db.execute(sql`update scheduled_tasks set consecutive_failures = 2 where id = ${task.id}`);
+    // The answer stalls half-way (the model stops sending).
+    h.model.enqueue({ text: `Build report (HALF-WAY). ${'More detail follows here. '.repeat(40)}`, stallAfterChunks: 4 });
+    clock.advance(24 * 60 * MINUTE);
+    await eventually(() => h.model.requests.some((request) => userText(request).includes('[Scheduled run]') && userText(request).includes('post the build report')), { timeoutMs: 20_000 });
+    // As if the process answering it had died a third time: its lease is gone, its attempts are used up.
+    const [occurrence] = await occurrences(task.id);
+    await h.database.db.execute(
+      sql`update runs set attempts = 3, lease_owner = 'a-process-that-died', lease_expires_at = now() - interval '1 second' where id = ${occurrence!.run_id}`,
+    );
+    // This process stops (the stalled attempt, no longer the run's owner, posts nothing); its stop's timer is on the test clock.
+    let stopped = false;
+    const stopping = h.app.stop(0).then(() => (stopped = true));
+    await eventually(() => {
+      clock.advance(0);
+      return stopped;
+    }, { timeoutMs: 20_000 });
+    await stopping;
+    expect(await occurrences(task.id)).toMatchObject([{ result: null }]);
+
+    // The next process takes the run over: its fourth attempt gives up.
+    await h.restart();
+    await eventually(() => h.slack.botMessages(CHANNEL, threadTs).some((m) => (m.text ?? '').includes('I paused this scheduled task')), { timeoutMs: 20_000 });
+    await h.app.idle();
+    expect(h.slack.botMessages(CHANNEL, threadTs).some((m) => JSON.stringify([m.text, m.blocks]).includes('so I’ve stopped trying'))).toBe(true);
+    const [ended] = await occurrences(task.id);
+    expect(ended).toMatchObject({ result: 'failed', error: 'gave up after 3 interrupted attempts' });
+    expect(await taskRow(task.id)).toMatchObject({ state: 'paused', paused_reason: 'failures', consecutive_failures: 3, last_result: 'failed' });
+  });
+});
