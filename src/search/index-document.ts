@@ -88,7 +88,9 @@ async function insertChunks(
       // PostgreSQL text cannot hold NUL; a space keeps the offsets right.
       const text = piece.text.replace(/\u0000/g, ' ');
       const config = chooseChunkConfig(text, documentConfig);
-      const bigrams = toCjkBigrams(text).join(' ');
+      // A table's header is indexed with its later rows (chunk-document.ts), not shown as their text.
+      const indexed = piece.context ? `${piece.context.replace(/\u0000/g, ' ')}\n${text}` : text;
+      const bigrams = toCjkBigrams(indexed).join(' ');
       return {
         contentHash,
         ordinal: piece.ordinal,
@@ -98,7 +100,7 @@ async function insertChunks(
         startOffset: piece.start,
         endOffset: piece.end,
         tokens: piece.tokens,
-        tsv: sql`to_tsvector(${config}::regconfig, ${text})`,
+        tsv: sql`to_tsvector(${config}::regconfig, ${indexed})`,
         cjkTsv: bigrams ? sql`to_tsvector('simple', ${bigrams})` : null,
       };
     });
