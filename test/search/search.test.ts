@@ -42,6 +42,11 @@ const checks = pagedDocument([[
   ...Array.from({ length: 90 }, (_, i) => `Territory${i + 1} ${1000 + i} ${2000 + i} ${300 + i} ${3300 + 2 * i}`),
   'Notes: long gun totals count rifles and shotguns; a long gun is not a handgun.',
 ].join('\n')]);
+const networks = pagedDocument([
+  'Most character predictors use recurrent networks built from long short-term memory (LSTM) cells.',
+  filler('training data', 10),
+  'References: S. Hochreiter and J. Schmidhuber, Long short-term memory, Neural Computation 9 (1997).',
+]);
 const register = pagedDocument([
   'Federal Register Vol. 85. [Docket No. FAA-2020-0686] FR Doc. 2020-17221 Filed 8-5-20.',
   filler('airworthiness directives', 12),
@@ -58,6 +63,7 @@ describe.each(testDatabases())('search on $label', (database) => {
     file('F5', 'register.pdf'),
     file('F6', 'budget copy.pdf'),
     file('F7', 'checks.pdf'),
+    file('F8', 'networks.pdf'),
   ];
   const hashes = new Map([
     ['F1', 'hash-budget'],
@@ -67,6 +73,7 @@ describe.each(testDatabases())('search on $label', (database) => {
     ['F5', 'hash-register'],
     ['F6', 'hash-budget'],
     ['F7', 'hash-checks'],
+    ['F8', 'hash-networks'],
   ]);
   const store = async (hash: string, document: ExtractedDocument, index = true) => {
     await saveDocument(handle.db, hash, { document });
@@ -83,6 +90,7 @@ describe.each(testDatabases())('search on $label', (database) => {
     await store('hash-plan', plan);
     await store('hash-quarterly', quarterly);
     await store('hash-checks', checks);
+    await store('hash-networks', networks);
     // Extracted before search existed: the searcher indexes it on first use.
     await store('hash-register', register, false);
   });
@@ -121,6 +129,11 @@ describe.each(testDatabases())('search on $label', (database) => {
     const [hit] = await searchIn(['F7'], 'long gun totals for Oregon');
     expect(hit!.text).toContain('Oregon 35 13,586');
     expect(hit!.text).not.toContain('State Permit Handgun');
+  });
+
+  it('finds an acronym spelled out where the document defines it, as well as the acronym itself', async () => {
+    const hits = await searchIn(['F8'], 'LSTM');
+    expect(hits.slice(0, 2).map((h) => h.page)).toEqual([1, 3]);
   });
 
   it('finds document numbers, and indexes a stored document on its first search', async () => {
