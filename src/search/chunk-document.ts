@@ -13,6 +13,11 @@ export interface DocumentChunk {
   start: number;
   end: number;
   tokens: number;
+  /**
+   * Words indexed with the chunk but not part of its text: the column names of the table whose later rows it holds
+   * (see tableHeaderOf), so a row is found by what its figures are ("handgun checks in Florida").
+   */
+  context?: string;
 }
 
 export interface ChunkOptions {
@@ -46,6 +51,7 @@ export function chunkDocument(document: ExtractedDocument, options: ChunkOptions
   const chunks: DocumentChunk[] = [];
   for (const region of listRegions(document)) {
     const headerLine = lineAt(region.start) + 1;
+    const header = tableHeaderOf(document.text, region);
     for (const [windowStart, windowEnd] of windowsOf(document.text, region)) {
       const units = splitIntoUnits(document.text, windowStart, windowEnd, count);
       const cuts = planCuts(units, settings);
@@ -53,6 +59,7 @@ export function chunkDocument(document: ExtractedDocument, options: ChunkOptions
       for (const [from, to] of cuts) {
         const chunk = makeChunk(document.text, region, units, [from, to], chunks.length);
         if (!chunk) continue;
+        if (header && chunk.start >= header.end) chunk.context = header.text;
         // Plain text has no pages or headings; line numbers are what a person can find again.
         if (!chunk.location) chunk.location = describeLines('line', lineAt(chunk.start), lineAt(chunk.end));
         // A sheet cut in parts: its rows (lines after the header and the markdown separator) say which part.
@@ -65,6 +72,52 @@ export function chunkDocument(document: ExtractedDocument, options: ChunkOptions
     }
   }
   return chunks;
+}
+
+/** A line of figures: at least this many numbers ("18,870", "5.37%", "0") with nothing longer than a name beside them. */
+const MIN_ROW_NUMBERS = 3;
+/** A page is a table when this share of its lines are rows of figures (and there are at least MIN_TABLE_ROWS). */
+const MIN_ROW_SHARE = 0.5;
+const MIN_TABLE_ROWS = 5;
+/** Most of a header carried into each later chunk: column names, not a page of text. */
+const MAX_HEADER_CHARS = 400;
+
+/**
+ * The header of a region that is a table: a sheet's first line (its markdown header row), or on a page made mostly of
+ * rows of figures, the lines above the first such row (a PDF table's column names). A chunk of later rows does not
+ * hold it, and without it "Kentucky 264,140 12,155 …" says nothing of permits or handguns.
+ */
+function tableHeaderOf(text: string, region: TextRegion): { text: string; end: number } | undefined {
+  if (region.isTable) {
+    // The sheet's title line ("## Sheet: Budget") comes before its header row.
+    const row = /^\|.*$/m.exec(text.slice(region.start, Math.min(region.end, region.start + 2_000)));
+    if (!row) return undefined;
+    const start = region.start + row.index;
+    return { text: row[0].slice(0, MAX_HEADER_CHARS), end: start + row[0].length };
+  }
+  if (region.page === undefined) return undefined;
+  let rows = 0;
+  let lines = 0;
+  let firstRow = -1;
+  for (let at = region.start; at < region.end;) {
+    const lineEnd = Math.min(region.end, (text.indexOf('\n', at) + 1 || region.end + 1) - 1);
+    const line = text.slice(at, lineEnd);
+    if (line.trim()) {
+      lines += 1;
+      if (isRowOfFigures(line)) {
+        rows += 1;
+        if (firstRow === -1) firstRow = at;
+      }
+    }
+    at = lineEnd + 1;
+  }
+  if (rows < MIN_TABLE_ROWS || rows < lines * MIN_ROW_SHARE || firstRow <= region.start) return undefined;
+  const above = text.slice(Math.max(region.start, firstRow - MAX_HEADER_CHARS), firstRow).trim();
+  return above ? { text: above, end: firstRow } : undefined;
+}
+
+function isRowOfFigures(line: string): boolean {
+  return (line.match(/(?:^|\s)[-+(]?\d[\d,.]*%?\)?(?=\s|$)/g)?.length ?? 0) >= MIN_ROW_NUMBERS;
 }
 
 /** Characters cut into units at a time: a 10 MB sheet is one region, and millions of units at once cost hundreds of MB. */

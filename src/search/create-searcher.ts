@@ -4,7 +4,7 @@ import { chunks, documents } from '../store/schema';
 import type { SearchHit } from './search-hit';
 import { findDocument } from '../documents/document-store';
 import type { ThreadFile } from '../core/thread-file';
-import { expandWords, vocabularyOf } from './document-vocabulary';
+import { expandWords, spellOutAcronyms, vocabularyOf, type Expansion } from './document-vocabulary';
 import { loadChunkIndex, type ChunkRow } from './chunk-index';
 import { createStemmer } from './stem-words';
 import { embedMissingChunks } from './embed-chunks';
@@ -106,11 +106,15 @@ export function createSearcher(options: SearcherOptions): Searcher {
     ]);
     signal?.throwIfAborted();
     const vocabularies = indexes.map(vocabularyOf);
+    const acronyms = parsed.map((q) => spellOutAcronyms(vocabularies, q.terms.words));
+    const spelled = acronyms.flat().flatMap((a) => a.parts);
+    // The words of a spelled-out acronym are stemmed too: one more small statement, only the first time.
+    if (spelled.some((word) => !stems.has(word))) for (const [word, lexemes] of await stemWords(spelled)) stems.set(word, lexemes);
     const lists: Array<Array<{ id: number; score: number }>> = [];
     // Chunks the rankings read, by id: the rerank and the hits take their text from here.
     const rows = new Map<number, ChunkRow>();
-    for (const { terms } of parsed) {
-      const expansions = expandWords(vocabularies, terms.words);
+    for (const [q, { terms }] of parsed.entries()) {
+      const expansions = [...expandWords(vocabularies, terms.words), ...acronymExpansions(acronyms[q]!, stems)];
       const ranked = rankByFullText(indexes, terms, stems, Math.max(RERANKED, fused ? CANDIDATES : limit), expansions);
       for (const { row } of ranked) rows.set(row.id, row);
       lists.push(rerankByProximity(ranked, terms).slice(0, fused ? CANDIDATES : limit));
@@ -158,6 +162,17 @@ function rerankByProximity(ranked: RankedChunk[], terms: QueryTerms): Array<{ id
     return { id: r.id, score: r.score * (1 + PROXIMITY_BONUS * Math.max(0, together - 1)) };
   });
   return [...rescored.sort((a, b) => b.score - a.score || a.id - b.id), ...ranked.slice(RERANKED)];
+}
+
+/**
+ * A spelled-out acronym counts as the acronym itself, once: a chunk holding all its words matches the acronym's
+ * term as if it held the acronym, and one holding both is not counted twice.
+ */
+function acronymExpansions(acronyms: Array<{ word: number; parts: string[] }>, stems: ReadonlyMap<string, string[]>): Expansion[] {
+  return acronyms.flatMap(({ word, parts }) => {
+    const together = parts.map((part) => stems.get(part) ?? []).filter((lexemes) => lexemes.length > 0);
+    return together.length > 0 ? [{ word, lexeme: `(${parts.join(' ')})`, weight: 1, together }] : [];
+  });
 }
 
 /** The phrasings of a request, trimmed, empty and repeated ones dropped. */

@@ -14,6 +14,8 @@ export interface Vocabulary {
   folded: string[];
   /** Trigram → indexes into `folded`. */
   trigrams: Map<string, number[]>;
+  /** Acronyms the document spells out ("Long short-term memory (LSTM)"): lower-cased acronym → its words. */
+  acronyms: Map<string, string[]>;
 }
 
 /** A lexeme a query word stands for in this document, with how much a match on it counts (1 = the word itself). */
@@ -23,6 +25,11 @@ export interface Expansion {
   part?: number;
   lexeme: string;
   weight: number;
+  /**
+   * Set for a spelled-out acronym: the lexemes of each of its words. A chunk matches when it holds every word (one
+   * of each word's lexemes), as often as the rarest; `lexeme` only names the expansion then.
+   */
+  together?: string[][];
 }
 
 /** Built once per document index (which is itself cached): the index never changes for a content hash. */
@@ -62,9 +69,52 @@ export function vocabularyOf(index: ChunkIndex): Vocabulary {
       else trigrams.set(gram, [i]);
     }
   });
-  const vocabulary = { byFolded, folded, trigrams };
+  const vocabulary = { byFolded, folded, trigrams, acronyms: findAcronyms(index) };
   built.set(index, vocabulary);
   return vocabulary;
+}
+
+/** A definition: some words, then in parentheses the capitals they stand for ("Recurrent Neural Networks (RNNs)"). */
+const DEFINITION = /((?:[\p{L}][\p{L}-]*\s+){1,8})\((\p{Lu}[\p{L}]{1,7})\)/gu;
+
+/** The acronyms the document's text spells out, each with the words it stands for (their initials are its letters). */
+function findAcronyms(index: ChunkIndex): Map<string, string[]> {
+  const acronyms = new Map<string, string[]>();
+  for (const chunk of index.chunks) {
+    for (const [, before, acronym] of chunk.text.matchAll(DEFINITION)) {
+      const letters = acronym!.replace(/s$/, '').toLowerCase();
+      const key = acronym!.toLowerCase();
+      if (acronyms.has(key) || !/^\p{Lu}{2,}s?$/u.test(acronym!)) continue;
+      const words = spelledOut(before!.trim().split(/\s+/), letters);
+      if (words) {
+        acronyms.set(key, words);
+        if (key !== letters) acronyms.set(letters, words);
+      }
+    }
+  }
+  return acronyms;
+}
+
+/** The last words before the parenthesis whose initials (a hyphenated word's parts each count) spell the acronym. */
+function spelledOut(words: string[], letters: string): string[] | undefined {
+  let initials = '';
+  for (let from = words.length - 1; from >= 0; from -= 1) {
+    initials = words[from]!.split('-').filter(Boolean).map((part) => part[0]!.toLowerCase()).join('') + initials;
+    if (initials === letters) return words.slice(from).flatMap((word) => word.toLowerCase().split('-').filter(Boolean));
+    if (!letters.endsWith(initials)) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The words an acronym of the query stands for in the documents searched: "LSTM" → long, short, term, memory when
+ * a document writes "Long short-term memory (LSTM)", so a passage that names the thing in full is found too.
+ */
+export function spellOutAcronyms(vocabularies: Vocabulary[], words: string[]): Array<{ word: number; parts: string[] }> {
+  return words.flatMap((word, index) => {
+    const parts = vocabularies.map((v) => v.acronyms.get(word)).find(Boolean);
+    return parts ? [{ word: index, parts }] : [];
+  });
 }
 
 /** Lexemes standing in for the query words a document lacks, merged over the documents searched. */

@@ -88,7 +88,8 @@ async function insertChunks(
       // PostgreSQL text cannot hold NUL; a space keeps the offsets right.
       const text = piece.text.replace(/\u0000/g, ' ');
       const config = chooseChunkConfig(text, documentConfig);
-      const bigrams = toCjkBigrams(text).join(' ');
+      const indexed = indexedText(piece, text);
+      const bigrams = toCjkBigrams(indexed).join(' ');
       return {
         contentHash,
         ordinal: piece.ordinal,
@@ -98,13 +99,27 @@ async function insertChunks(
         startOffset: piece.start,
         endOffset: piece.end,
         tokens: piece.tokens,
-        tsv: sql`to_tsvector(${config}::regconfig, ${text})`,
+        tsv: sql`to_tsvector(${config}::regconfig, ${indexed})`,
         cjkTsv: bigrams ? sql`to_tsvector('simple', ${bigrams})` : null,
       };
     });
     await db.insert(chunks).values(rows).onConflictDoNothing({ target: [chunks.contentHash, chunks.ordinal] });
   }
 }
+
+/**
+ * A word broken at a line end ("experi-\nence", "Mannig-\nfaltigkeit") is indexed joined as well: PDF text keeps
+ * typesetters' hyphens, and the halves match no query. The hyphenated form stays, for compounds that really have a
+ * hyphen ("feed-forward", "FAA-approved"). A table's header is indexed with its later rows (chunk-document.ts).
+ * Neither changes the chunk's text or offsets, only what finds it.
+ */
+function indexedText(piece: DocumentChunk, text: string): string {
+  const joined = text.replace(HYPHENATED_LINE_END, '$1-$2 $1$2');
+  return piece.context ? `${piece.context.replace(/\u0000/g, ' ')}\n${joined}` : joined;
+}
+
+/** Letters, a hyphen ending the line, and the word's lower-case rest on the next line. */
+const HYPHENATED_LINE_END = /(\p{L}+)-[^\S\n]*\n[^\S\n]*(\p{Ll}+)/gu;
 
 function detectDocumentConfig(text: string): TextSearchConfig {
   const third = Math.floor(text.length / 3);

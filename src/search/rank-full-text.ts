@@ -21,6 +21,7 @@ interface Alternative {
   lexeme: string;
   cjk: boolean;
   weight: number;
+  together?: string[][];
 }
 
 /**
@@ -55,7 +56,9 @@ export function rankByFullText(
   for (const alternative of alternatives) {
     let matched = byTerm.get(alternative.term);
     indexes.forEach((index, i) => {
-      const postings = (alternative.cjk ? index.grams : index.words).get(alternative.lexeme);
+      const postings = alternative.together
+        ? postingsOfAll(index, alternative.together)
+        : (alternative.cjk ? index.grams : index.words).get(alternative.lexeme);
       if (!postings) return;
       if (!matched) byTerm.set(alternative.term, (matched = new Map()));
       for (let p = 0; p < postings.length; p += 2) {
@@ -105,9 +108,31 @@ function listAlternatives(terms: QueryTerms, stems: ReadonlyMap<string, string[]
   terms.bigrams.forEach((gram, i) => alternatives.push({ term: 1000 + i + 1, lexeme: gram, cjk: true, weight: 1 }));
   for (const e of expansions) {
     if (exact.has(e.lexeme)) continue;
-    alternatives.push({ term: e.part ? 2000 + e.word * 10 + e.part : e.word + 1, lexeme: e.lexeme, cjk: false, weight: e.weight });
+    const alternative: Alternative = { term: e.part ? 2000 + e.word * 10 + e.part : e.word + 1, lexeme: e.lexeme, cjk: false, weight: e.weight };
+    if (e.together) alternative.together = e.together;
+    alternatives.push(alternative);
   }
   return alternatives;
+}
+
+/** Chunks holding every one of several words (each one of its lexemes), in the postings' [chunk, tf] form. */
+function postingsOfAll(index: ChunkIndex, words: string[][]): number[] | undefined {
+  let common: Map<number, number> | undefined;
+  for (const lexemes of words) {
+    const found = new Map<number, number>();
+    for (const lexeme of lexemes) {
+      const postings = index.words.get(lexeme) ?? [];
+      for (let p = 0; p < postings.length; p += 2) {
+        const chunk = postings[p]!;
+        if (common && !common.has(chunk)) continue;
+        const tf = Math.min(postings[p + 1]!, common?.get(chunk) ?? Infinity);
+        found.set(chunk, Math.max(found.get(chunk) ?? 0, tf));
+      }
+    }
+    if (found.size === 0) return undefined;
+    common = found;
+  }
+  return common && [...common].flat();
 }
 
 /** A PostgreSQL array literal, so the whole list travels as one parameter on both drivers. */

@@ -86,6 +86,35 @@ describe('chunkDocument', () => {
     expect(to).toBeGreaterThanOrEqual(150);
   });
 
+  it('carries a table\'s column names into the chunks of its later rows, for the index only', () => {
+    const rows = Array.from({ length: 120 }, (_, i) => `Region ${i + 1} ${1000 + i} ${2000 + i} ${300 + i} ${3300 + 2 * i}`);
+    const document = pagedDocument([['Region Permit Handgun Long Gun Totals', ...rows].join('\n')]);
+    const [first, ...later] = chunkDocument(document);
+
+    expect(later.length).toBeGreaterThan(0);
+    expect(first!.context).toBeUndefined();
+    for (const chunk of later) {
+      expect(chunk.context).toBe('Region Permit Handgun Long Gun Totals');
+      expect(chunk.text).toBe(document.text.slice(chunk.start, chunk.end));
+    }
+  });
+
+  it('carries a sheet\'s header row, and nothing on a page of prose', () => {
+    const rows = Array.from({ length: 300 }, (_, i) => `| Country ${i + 1} | ${1000 + i} | Capital ${i + 1} |`);
+    const text = ['## Sheet: Countries', '', '| Name | Code | Capital |', '| --- | --- | --- |', ...rows].join('\n');
+    const sheet = chunkDocument({
+      text,
+      segments: [{ kind: 'sheet', number: 1, label: "Sheet 'Countries'", start: 0, end: text.length }],
+      outline: [],
+      notes: [],
+    });
+    expect(sheet.slice(1).every((c) => c.context === '| Name | Code | Capital |')).toBe(true);
+
+    const prose = chunkDocument(pagedDocument([filler('the annual report, 2019 to 2021', 150)]));
+    expect(prose.length).toBeGreaterThan(1);
+    expect(prose.every((c) => c.context === undefined)).toBe(true);
+  });
+
   it('finds places to cut Chinese text, which has no spaces', () => {
     const page = '营业收入同比增长百分之十二，主要原因是新产品销售良好。'.repeat(120);
     const chunks = chunkDocument(pagedDocument([page]));

@@ -1,8 +1,8 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveDocument } from '../../src/documents/document-store';
 import { indexDocument, type Embedder } from '../../src/search';
-import type { DatabaseHandle } from '../../src/store/database';
+import { rowsOf, type DatabaseHandle } from '../../src/store/database';
 import { chunks, documents } from '../../src/store/schema';
 import { testDatabases } from '../support/databases';
 import { filler, pagedDocument } from './support/documents';
@@ -38,6 +38,21 @@ describe.each(testDatabases())('indexDocument on $label', (database) => {
     expect(rows.every((r) => report.text.slice(r.startOffset, r.endOffset) === r.text)).toBe(true);
     const [doc] = await handle.db.select().from(documents).where(eq(documents.contentHash, 'report-v1'));
     expect(doc!.indexedAt).toBeInstanceOf(Date);
+  });
+
+  it('indexes a word hyphenated at a line end joined as well, and keeps the text as it is', async () => {
+    const wrapped = pagedDocument(['The authors report the compu-\ntation of feed-\nforward networks.']);
+    await saveDocument(handle.db, 'wrapped', { document: wrapped });
+    await indexDocument(handle.db, 'wrapped', wrapped);
+
+    const [row] = await chunksOf('wrapped');
+    expect(row!.text).toContain('compu-\ntation');
+    const lexemes = await handle.db.execute(sql`select tsvector_to_array(tsv)::text as lexemes from chunks where content_hash = 'wrapped'`);
+    const list = rowsOf<{ lexemes: string }>(lexemes)[0]!.lexemes;
+    expect(list).toMatch(/\bcompu\b/);
+    expect(list).toMatch(/\bcomput\b/);
+    expect(list).toMatch(/\bfeed-forward\b/);
+    expect(list).toMatch(/\bfeedforward\b/);
   });
 
   it('lets two replicas index the same document at once without duplicates or errors', async () => {

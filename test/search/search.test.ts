@@ -34,6 +34,19 @@ const quarterly = pagedDocument([
   '公司负责人保证季度报告内容的真\n实、准确、完整。',
   '营业收入（元） 4,755,785.11 上年同期 5,699,227.63 减少 16.55%',
 ]);
+// A table whose later rows are chunks of their own, and notes that use the column names more than any row does.
+const checks = pagedDocument([[
+  'State Permit Handgun Long Gun Totals',
+  ...Array.from({ length: 90 }, (_, i) => `State${i + 1} ${1000 + i} ${2000 + i} ${300 + i} ${3300 + 2 * i}`),
+  'Oregon 35 13,586 11,832 25,453',
+  ...Array.from({ length: 90 }, (_, i) => `Territory${i + 1} ${1000 + i} ${2000 + i} ${300 + i} ${3300 + 2 * i}`),
+  'Notes: long gun totals count rifles and shotguns; a long gun is not a handgun.',
+].join('\n')]);
+const networks = pagedDocument([
+  'Most character predictors use recurrent networks built from long short-term memory (LSTM) cells.',
+  filler('training data', 10),
+  'References: S. Hochreiter and J. Schmidhuber, Long short-term memory, Neural Computation 9 (1997).',
+]);
 const register = pagedDocument([
   'Federal Register Vol. 85. [Docket No. FAA-2020-0686] FR Doc. 2020-17221 Filed 8-5-20.',
   filler('airworthiness directives', 12),
@@ -49,6 +62,8 @@ describe.each(testDatabases())('search on $label', (database) => {
     file('F4', 'quarterly.pdf'),
     file('F5', 'register.pdf'),
     file('F6', 'budget copy.pdf'),
+    file('F7', 'checks.pdf'),
+    file('F8', 'networks.pdf'),
   ];
   const hashes = new Map([
     ['F1', 'hash-budget'],
@@ -57,6 +72,8 @@ describe.each(testDatabases())('search on $label', (database) => {
     ['F4', 'hash-quarterly'],
     ['F5', 'hash-register'],
     ['F6', 'hash-budget'],
+    ['F7', 'hash-checks'],
+    ['F8', 'hash-networks'],
   ]);
   const store = async (hash: string, document: ExtractedDocument, index = true) => {
     await saveDocument(handle.db, hash, { document });
@@ -72,6 +89,8 @@ describe.each(testDatabases())('search on $label', (database) => {
     await store('hash-topology', topology);
     await store('hash-plan', plan);
     await store('hash-quarterly', quarterly);
+    await store('hash-checks', checks);
+    await store('hash-networks', networks);
     // Extracted before search existed: the searcher indexes it on first use.
     await store('hash-register', register, false);
   });
@@ -104,6 +123,17 @@ describe.each(testDatabases())('search on $label', (database) => {
     expect(revenue!.page).toBe(3);
     const [truthful] = await searchIn(['F4'], '报告内容真实吗');
     expect(truthful!.page).toBe(2);
+  });
+
+  it('finds a table row by its column names, though the header is chunks away', async () => {
+    const [hit] = await searchIn(['F7'], 'long gun totals for Oregon');
+    expect(hit!.text).toContain('Oregon 35 13,586');
+    expect(hit!.text).not.toContain('State Permit Handgun');
+  });
+
+  it('finds an acronym spelled out where the document defines it, as well as the acronym itself', async () => {
+    const hits = await searchIn(['F8'], 'LSTM');
+    expect(hits.slice(0, 2).map((h) => h.page)).toEqual([1, 3]);
   });
 
   it('finds document numbers, and indexes a stored document on its first search', async () => {
