@@ -77,10 +77,14 @@ describe.each(testDatabases())('embeddings through an OpenAI-compatible endpoint
     const [hit] = await search({ files: [older], contentHashes: new Map([['F2', 'hash-older']]), query: 'core routers', limit: 3 });
 
     expect(hit).toMatchObject({ fileId: 'F2', page: 2 });
-    await vi.waitFor(async () => {
-      const rows = await handle.db.select().from(chunks).where(eq(chunks.contentHash, 'hash-older'));
-      expect(rows.every((r) => r.embeddingModel === 'text-embedding-3-small')).toBe(true);
-    });
+    // In the background after the search: vitest's default 1 s was too short on a busy 2-core machine.
+    await vi.waitFor(
+      async () => {
+        const rows = await handle.db.select().from(chunks).where(eq(chunks.contentHash, 'hash-older'));
+        expect(rows.every((r) => r.embeddingModel === 'text-embedding-3-small')).toBe(true);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
   });
 
   it('embeds again under a new model name, since vectors of two models do not compare', async () => {
