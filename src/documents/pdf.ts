@@ -55,8 +55,12 @@ async function openPdf(bytes: Uint8Array, forPictures = false): Promise<PdfParse
   });
 }
 
-/** Text the first pass reads before the first pages are handed out (onFirstPages): 8× the default PRELOAD_KB. */
-const FIRST_PASS_CHARS = 64 * 1024;
+/** What readPdf's caller wants of a PDF's first pages, before the whole file is read. */
+export interface FirstPagesRequest {
+  /** Text the first pages must hold before they are handed out (ExtractorOptions.firstPassChars). */
+  chars: number;
+  tell: (document: ExtractedDocument) => void;
+}
 
 /** One page's text layer, as read. */
 interface PageText {
@@ -65,7 +69,7 @@ interface PageText {
 }
 
 /**
- * `onFirstPages`: told once, as soon as the first pages hold FIRST_PASS_CHARS of text (or every page is read), with
+ * `onFirstPages`: told once, as soon as the first pages hold `chars` of text (or every page is read), with
  * those pages as a document of their own (its pageCount the whole file's): the first question about a long PDF
  * needs its opening, not its end. Not told when those pages have no text (a scan: OCR comes after).
  */
@@ -73,14 +77,17 @@ export async function readPdf(
   bytes: Uint8Array,
   name: string,
   ocr?: OcrSettings,
-  onFirstPages?: (document: ExtractedDocument) => void,
+  onFirstPages?: FirstPagesRequest,
 ): Promise<ExtractedDocument> {
   if (bytes.length === 0) throw emptyFileError(name);
   const endsProperly = hasEndOfFileMarker(bytes);
   const ocrOn = ocr !== undefined && ocr.maxPages > 0;
-  const firstPages = onFirstPages && ((pages: PageText[], total: number) => {
-    if (pages.some((page) => /\S/.test(page.text))) onFirstPages(buildDocument(pages, total, name, new Map(), undefined, true));
-  });
+  const firstPages = onFirstPages && {
+    chars: onFirstPages.chars,
+    tell: (pages: PageText[], total: number) => {
+      if (pages.some((page) => /\S/.test(page.text))) onFirstPages.tell(buildDocument(pages, total, name, new Map(), undefined, true));
+    },
+  };
   let layer: { pages: PageText[]; total: number };
   try {
     layer = await readTextLayer(bytes, firstPages);
@@ -100,8 +107,8 @@ export async function readPdf(
   return document;
 }
 
-/** Every page's text through PDFium, the first pages handed out once they hold FIRST_PASS_CHARS. */
-async function readTextLayer(bytes: Uint8Array, firstPages?: (pages: PageText[], total: number) => void) {
+/** Every page's text through PDFium, the first pages handed out once they hold `firstPages.chars`. */
+async function readTextLayer(bytes: Uint8Array, firstPages?: { chars: number; tell: (pages: PageText[], total: number) => void }) {
   const pdf = await openWithPdfium(bytes);
   try {
     const pages: PageText[] = [];
@@ -111,9 +118,9 @@ async function readTextLayer(bytes: Uint8Array, firstPages?: (pages: PageText[],
       const text = pdf.pageText(index);
       pages.push({ num: index + 1, text });
       chars += text.length;
-      if (!told && (chars >= FIRST_PASS_CHARS || index === pdf.pageCount - 1)) {
+      if (!told && (chars >= firstPages!.chars || index === pdf.pageCount - 1)) {
         told = true;
-        firstPages!([...pages], pdf.pageCount);
+        firstPages!.tell([...pages], pdf.pageCount);
         // The first pages go out now, not when the last page is read: the message is posted from this turn.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
