@@ -7,7 +7,7 @@
 import type { ContainedFile, ExtractedDocument } from '../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
-import { openWithPdfium, PdfiumOpenError } from './pdfium';
+import { openWithPdfium, PdfiumOpenError, type PdfBookmark } from './pdfium';
 import {
   estimatePictures,
   formatPictureList,
@@ -68,6 +68,13 @@ interface PageText {
   text: string;
 }
 
+/** What the text pass found: every page's text, the page count, and the author's outline (bookmarks), if any. */
+interface TextLayer {
+  pages: PageText[];
+  total: number;
+  bookmarks: PdfBookmark[];
+}
+
 /**
  * `onFirstPages`: told once, as soon as the first pages hold `chars` of text (or every page is read), with
  * those pages as a document of their own (its pageCount the whole file's): the first question about a long PDF
@@ -84,11 +91,11 @@ export async function readPdf(
   const ocrOn = ocr !== undefined && ocr.maxPages > 0;
   const firstPages = onFirstPages && {
     chars: onFirstPages.chars,
-    tell: (pages: PageText[], total: number) => {
-      if (pages.some((page) => /\S/.test(page.text))) onFirstPages.tell(buildDocument(pages, total, name, new Map(), undefined, true));
+    tell: (layer: TextLayer) => {
+      if (layer.pages.some((page) => /\S/.test(page.text))) onFirstPages.tell(buildDocument(layer, name, new Map(), undefined, true));
     },
   };
-  let layer: { pages: PageText[]; total: number };
+  let layer: TextLayer;
   try {
     layer = await readTextLayer(bytes, firstPages);
   } catch (error) {
@@ -101,16 +108,17 @@ export async function readPdf(
   // Before OCR, which hands the bytes to pdf.js (and so detaches them).
   const pictures = offerPictures(bytes, layer.pages);
   const recognised = ocrOn ? await recognisePages(bytes, name, endsProperly, layer.pages, ocr) : new Map();
-  const document = buildDocument(layer.pages, layer.total, name, recognised, ocr);
+  const document = buildDocument(layer, name, recognised, ocr);
   if (pictures.entries.length) document.entries = pictures.entries;
   document.notes.push(...pictures.notes);
   return document;
 }
 
 /** Every page's text through PDFium, the first pages handed out once they hold `firstPages.chars`. */
-async function readTextLayer(bytes: Uint8Array, firstPages?: { chars: number; tell: (pages: PageText[], total: number) => void }) {
+async function readTextLayer(bytes: Uint8Array, firstPages?: { chars: number; tell: (layer: TextLayer) => void }): Promise<TextLayer> {
   const pdf = await openWithPdfium(bytes);
   try {
+    const bookmarks = pdf.bookmarks();
     const pages: PageText[] = [];
     let chars = 0;
     let told = !firstPages;
@@ -120,23 +128,23 @@ async function readTextLayer(bytes: Uint8Array, firstPages?: { chars: number; te
       chars += text.length;
       if (!told && (chars >= firstPages!.chars || index === pdf.pageCount - 1)) {
         told = true;
-        firstPages!.tell([...pages], pdf.pageCount);
+        firstPages!.tell({ pages: [...pages], total: pdf.pageCount, bookmarks });
         // The first pages go out now, not when the last page is read: the message is posted from this turn.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
-    return { pages, total: pdf.pageCount };
+    return { pages, total: pdf.pageCount, bookmarks };
   } finally {
     pdf.close();
   }
 }
 
 /** The text layer through pdf.js (pdf-parse), for PDFs PDFium cannot open; its errors are classified. */
-async function readTextLayerWithPdfjs(bytes: Uint8Array, name: string, endsProperly: boolean) {
+async function readTextLayerWithPdfjs(bytes: Uint8Array, name: string, endsProperly: boolean): Promise<TextLayer> {
   const parser = await openPdf(bytes);
   try {
     const result = await parser.getText({ pageJoiner: '' });
-    return { pages: result.pages, total: result.total };
+    return { pages: result.pages, total: result.total, bookmarks: [] };
   } catch (error) {
     throw classifyPdfError(error, name, endsProperly);
   } finally {
@@ -244,8 +252,7 @@ async function recognisePages(
 }
 
 function buildDocument(
-  pages: Array<{ num: number; text: string }>,
-  total: number,
+  { pages, total, bookmarks }: TextLayer,
   name: string,
   recognised: ReadonlyMap<number, RecognisedText>,
   ocr: OcrSettings | undefined,
@@ -255,6 +262,7 @@ function buildDocument(
   const emptyPages: number[] = [];
   const ocrPages: number[] = [];
   let confidenceSum = 0;
+  const pageTexts = new Map<number, { start: number; text: string }>();
   for (const page of pages) {
     let text = page.text.replace(/[ \t]+\n/g, '\n').trim();
     const fromOcr = recognised.get(page.num);
@@ -263,7 +271,9 @@ function buildDocument(
       ocrPages.push(page.num);
       confidenceSum += fromOcr.confidence;
     }
-    builder.endBlock().startSegment('page', page.num, `p. ${page.num}`).append(`${pageMarker(page.num)}\n`);
+    builder.endBlock().startSegment('page', page.num, `p. ${page.num}`);
+    pageTexts.set(page.num, { start: builder.offset, text });
+    builder.append(`${pageMarker(page.num)}\n`);
     if (text) builder.append(text);
     else {
       builder.append(emptyPageText);
@@ -271,6 +281,7 @@ function buildDocument(
     }
   }
   builder.append('\n');
+  addBookmarks(builder, bookmarks, pageTexts);
   if (partial) return builder.build(total);
   if (total === 0) throw corruptError(name, 'it has no pages');
   if (emptyPages.length === total) throw noTextLayerError(name, total);
@@ -289,6 +300,28 @@ function buildDocument(
     builder.addNote(`${unread.length} of ${total} pages have ${why}: ${formatPageList(unread)}`);
   }
   return builder.build(total);
+}
+
+/**
+ * The author's bookmarks as the outline, each at its heading in its page's text when the title is found there (the
+ * first words, any spacing), else at the page's marker line. Only pages read are placed (the first pages hold the
+ * part of the outline they reach). An entry that leads nowhere takes the page of its first child that does (a
+ * "Part II" that only groups chapters); with none, it is left out. PDFs without bookmarks keep an empty outline.
+ */
+function addBookmarks(builder: DocumentBuilder, bookmarks: PdfBookmark[], pages: ReadonlyMap<number, { start: number; text: string }>): void {
+  bookmarks.forEach((bookmark, index) => {
+    let pageIndex = bookmark.pageIndex;
+    for (let next = index + 1; pageIndex === undefined && next < bookmarks.length && bookmarks[next]!.level > bookmark.level; next++) {
+      pageIndex = bookmarks[next]!.pageIndex;
+    }
+    const page = pageIndex === undefined ? undefined : pages.get(pageIndex + 1);
+    if (!page || !bookmark.title) return;
+    const words = bookmark.title.split(' ').slice(0, 8).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const at = page.text.search(new RegExp(words.join('\\s+'), 'iu'));
+    // The marker line "--- page N ---\n" comes first; the text follows it.
+    const offset = at < 0 ? page.start : page.start + pageMarker(pageIndex! + 1).length + 1 + at;
+    builder.addHeading(bookmark.title, bookmark.level, offset);
+  });
 }
 
 function classifyPdfError(error: unknown, name: string, endsProperly: boolean): Error {
