@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { createDocumentExtractor } from '../src/documents';
 import { corpusDir, hasCorpus } from '../test/support/corpus';
 import { pdftotext } from './extract-anchors';
-import { probeWhile } from './extract-probes';
+import { idleStall, probeWhile } from './extract-probes';
+import { lowerHelperThreadsPriority } from '../src/runtime/thread-priority.mjs';
 import type { BenchFigure, BenchSuite } from './figures';
 
 const run = promisify(execFile);
@@ -40,6 +41,9 @@ export const extractOcrSuite: BenchSuite = {
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
+    // As `npm start` does first (and the load suite): V8's helper threads, which compile Tesseract's WebAssembly and
+    // collect the workers' garbage for every isolate, run at background priority, not beside the event loop.
+    lowerHelperThreadsPriority();
     const rssBeforeMb = process.memoryUsage.rss() / (1024 * 1024);
     const extractor = createDocumentExtractor({ maxThreads: 2, ocr: { languages: ['eng'], maxPages: pages.length }, timeoutMs: 600_000 });
     try {
@@ -55,6 +59,7 @@ export const extractOcrSuite: BenchSuite = {
       const two = await probeWhile(() =>
         Promise.all([0, 1].map((i) => extractor.extract({ bytes: scan.slice(), name: `rendered-scan-${i + 1}.pdf` }))),
       );
+      const idleMs = await idleStall(5_000);
       return [
         {
           key: 'extract.ocr_seconds_per_page',
@@ -76,7 +81,7 @@ export const extractOcrSuite: BenchSuite = {
           target: '< 500',
           note: `${two.peakMethod}; whole process while two copies of the scan are extracted at once (2 workers, one OCR engine at a time)`,
         },
-        { key: 'extract.ocr_event_loop_max_stall_ms', value: probe.maxStallMs, unit: 'ms', target: '< 50', note: `main thread while OCR runs in the workers; load average ${loadavg()[0]!.toFixed(1)} on this shared machine` },
+        { key: 'extract.ocr_event_loop_max_stall_ms', value: probe.maxStallMs, unit: 'ms', target: '< 50', note: `main thread while OCR runs in the workers; the same loop idle for 5 s: ${idleMs.toFixed(1)} ms; load average ${loadavg()[0]!.toFixed(1)} on this shared machine` },
       ];
     } finally {
       await extractor.close();

@@ -125,8 +125,8 @@ async function compare(type: string, tool: string, target: string, ours: Timing,
 const LONG_PDF = 'GeoTopo-komprimiert.pdf';
 
 /**
- * extract.first_pages_ms: a 117-page PDF submitted to the warm pool until its first pages (FIRST_PASS_CHARS of text,
- * more than a preload needs) are told on the main thread, best of three; the whole file's time beside it.
+ * extract.first_pages_ms: a 117-page PDF submitted to the warm pool until its first pages (the extractor's
+ * firstPassChars of text, twice the default PRELOAD_KB) are told on the main thread, best of three; the whole file's time beside it.
  */
 async function firstPages(extractor: DocumentExtractor): Promise<BenchFigure> {
   let best = { opening: Infinity, whole: Infinity, cpu: Infinity };

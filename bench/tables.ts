@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { createTableEngine } from '../src/tables/table-engine';
 import { createChartRenderer, type ChartData } from '../src/charts/chart-renderer';
 import type { BenchFigure, BenchSuite } from './figures';
+import { idleStall } from './extract-probes';
 
 const ROWS = 1_000_000;
 const GROUP_BY_RUNS = 5;
@@ -147,18 +148,6 @@ async function writeOrdersCsv(file: string): Promise<void> {
   }
   out.end(batch);
   await once(out, 'finish');
-}
-
-/**
- * The longest stall of this event loop while it does nothing: on a shared machine the scheduler alone delays a
- * timer, and this says how much of the stall figure is that.
- */
-async function idleStall(ms: number): Promise<number> {
-  const loop = monitorEventLoopDelay({ resolution: 1 });
-  loop.enable();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  loop.disable();
-  return loop.max / 1e6;
 }
 
 /** The same GROUP BY the way a script without a database would do it. */

@@ -103,7 +103,11 @@ export async function composeThreadwise(config: LocalConfig, options: ComposeOpt
   if (signIn) closers.add('per-person MCP servers', () => signIn.personal.close());
   const models = createChannelModels(config.model, logger, { retry: options.retry, onOutcome: options.modelHealth?.record });
   const model = models.workspace;
-  const extractor = createDocumentExtractor({ ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)) });
+  const extractor = createDocumentExtractor({
+    ocr: resolveOcrSettings(config.files, (sentence) => logger.warn(sentence)),
+    // The first question's preload takes PRELOAD_KB of a file; twice that leaves room for page markers and cuts.
+    firstPassChars: 2 * config.files.preloadKb * 1024,
+  });
   closers.add('document extractor', () => extractor.close());
   // One DuckDB process for the whole process (started on the first query), every thread's tables in it by content hash.
   const tableEngine = createTableEngine();

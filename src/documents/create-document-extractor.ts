@@ -7,8 +7,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { ExtractedDocument } from '../core/thread-file';
-import { documentLanguage, FileReadError, LANGUAGE_NOTE_PREFIX } from '../core/thread-file';
-import { describeDocumentLanguage } from '../text/language';
+import { FileReadError } from '../core/thread-file';
 import { detectDocumentKind } from './detect-kind';
 import { ocrOff, type OcrSettings } from './ocr';
 import { checkOcrLanguages } from './ocr-languages';
@@ -28,7 +27,7 @@ export interface ExtractInput {
   signal?: AbortSignal;
   /**
    * Told once with a PDF's first pages (their text, the whole file's page count) as soon as a worker has read them,
-   * before the whole file is: the first question about a long PDF needs its opening (pdf.ts, FIRST_PASS_CHARS).
+   * before the whole file is: the first question about a long PDF needs its opening (ExtractorOptions.firstPassChars).
    * Always told (before extract resolves) for a PDF whose first pass ended before its last page; not for other kinds.
    */
   onFirstPages?: (document: ExtractedDocument) => void;
@@ -93,12 +92,18 @@ export interface ExtractorOptions extends Partial<ExtractLimits> {
   ocr?: OcrSettings;
   /** Extra time a file may take per page it OCRs, on top of timeoutMs. Default 30 s. */
   ocrTimeoutPerPageMs?: number;
+  /**
+   * Text a PDF's first pages must hold before they are told (onFirstPages): what the first question's preload
+   * takes of the file, with room for page markers and the cut at a line end (the app passes 2 × PRELOAD_KB). More
+   * is read late: 64 K characters were 58 of a textbook's 117 pages (~450 ms), 16 K are 14. Default 16 K.
+   */
+  firstPassChars?: number;
 }
 
 const workerEntry = new URL('./worker-entry.mjs', import.meta.url).href;
 
 export function createDocumentExtractor(options: ExtractorOptions = {}): DocumentExtractor {
-  const { maxThreads = defaultExtractionThreads(), timeoutMs = 60_000, maxMemoryMb = 512, idleTimeoutMs = 10_000, retireAboveHeapMb = 128 } = options;
+  const { maxThreads = defaultExtractionThreads(), timeoutMs = 60_000, maxMemoryMb = 512, idleTimeoutMs = 10_000, retireAboveHeapMb = 128, firstPassChars = 16 * 1024 } = options;
   const limits: ExtractLimits = { ...defaultLimits, ...pickLimits(options) };
   const ocr = usableOcr(options.ocr);
   // One OCR engine at a time across the pool (see OcrSettings.gate).
@@ -146,16 +151,16 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
     const tell = (opening: ExtractedDocument) => {
       if (told) return;
       told = true;
-      onFirstPages!(withLanguageNote(opening));
+      onFirstPages!(opening);
     };
     channel?.port1.on('message', tell);
     try {
-      const outcome = await runInPool({ bytes, name, kind, limits, ocr, ...(channel && { firstPages: channel.port2 }) }, signal);
+      const outcome = await runInPool({ bytes, name, kind, limits, ocr, ...(channel && { firstPages: channel.port2, firstPassChars }) }, signal);
       // Two ports, no order between them: first pages the worker posted before it answered may still be queued.
       // Told now, so a PDF read in two passes always tells its opening before the whole is returned.
       const queued = channel && receiveMessageOnPort(channel.port1);
       if (queued) tell(queued.message as ExtractedDocument);
-      if ('document' in outcome) return withLanguageNote(outcome.document);
+      if ('document' in outcome) return outcome.document;
       throw new Error(`The extraction worker answered ${name} with a picture, not its text.`);
     } finally {
       channel?.port1.close();
@@ -223,13 +228,6 @@ export function createDocumentExtractor(options: ExtractorOptions = {}): Documen
       await pool.destroy();
     },
   };
-}
-
-/** Adds "language: German" to a document whose notes do not name a language yet (code files name theirs). */
-function withLanguageNote(document: ExtractedDocument): ExtractedDocument {
-  if (documentLanguage(document)) return document;
-  const language = describeDocumentLanguage(document.text);
-  return language ? { ...document, notes: [...document.notes, `${LANGUAGE_NOTE_PREFIX}${language}`] } : document;
 }
 
 /**

@@ -7,7 +7,6 @@
 type Jsdom = typeof import('jsdom');
 type Mammoth = typeof import('mammoth');
 type ExcelJs = typeof import('exceljs');
-type Tesseract = typeof import('tesseract.js');
 type Canvas = typeof import('@napi-rs/canvas');
 type SheetJs = typeof import('xlsx');
 type Cfb = typeof import('cfb');
@@ -16,7 +15,6 @@ type WordExtractor = typeof import('word-extractor');
 let jsdom: Promise<Jsdom> | undefined;
 let mammoth: Promise<Mammoth> | undefined;
 let exceljs: Promise<ExcelJs> | undefined;
-let tesseract: Promise<Tesseract> | undefined;
 let canvas: Promise<Canvas> | undefined;
 let sheetJs: Promise<SheetJs> | undefined;
 let cfb: Promise<Cfb> | undefined;
@@ -35,11 +33,6 @@ export function loadMammoth(): Promise<Mammoth> {
 export function loadExcelJs(): Promise<ExcelJs> {
   exceljs ??= import('exceljs').then(commonJsExports);
   return exceljs;
-}
-
-export function loadTesseract(): Promise<Tesseract> {
-  tesseract ??= import('tesseract.js').then(commonJsExports);
-  return tesseract;
 }
 
 export function loadCanvas(): Promise<Canvas> {

@@ -1,12 +1,15 @@
 /**
- * Text from images with tesseract.js (Tesseract's WASM build), in the extraction worker that reads the file. The
- * engine is started per document and stopped after it: a start costs about a second against several seconds per
- * page, and a stopped engine gives its WASM memory (which grows with the largest page seen) back at once, which
- * keeps two workers recognising at the same time inside the memory target.
+ * Text from images with tesseract.js (Tesseract's WASM build). The extraction worker that reads the file prepares
+ * the images; Tesseract itself runs in a detached process of its own (ocr-process.mjs says why: the event loop
+ * stopped waiting behind it). The engine is started per document and stopped after it: a start costs about a
+ * second against several seconds per page, and a stopped engine gives its WASM memory (which grows with the largest
+ * page seen) back at once, which keeps two workers recognising at the same time inside the memory target.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { OCR_NOTE_PREFIX } from '../core/thread-file';
+import { ThreadwiseError } from '../core/errors';
 import { drawOnWhite } from './draw-on-white';
-import { loadCanvas, loadTesseract } from './libraries';
+import { loadCanvas } from './libraries';
 import { languageFolderFor } from './ocr-languages';
 
 export interface OcrSettings {
@@ -45,17 +48,22 @@ function isPngOrJpeg(bytes: Uint8Array): boolean {
 /** Longest side an image is recognised at: ~300 dpi for a letter page. Larger images are scaled down first. */
 const MAX_SIDE_PX = 3300;
 
+const ocrProcessEntry = new URL('./ocr-process.mjs', import.meta.url);
+
+/** The OCR process failed to start, died, or could not recognise an image. */
+class OcrEngineError extends ThreadwiseError<'ocr_engine_failed'> {
+  constructor(message: string, options?: { cause?: unknown; context?: Record<string, unknown> }) {
+    super('ocr_engine_failed', message, options);
+  }
+}
+
+type OcrReply = { id: number; ok: true; text?: string; confidence?: number } | { id: number; ok: false; message: string };
+
 export async function startOcrEngine(settings: OcrSettings): Promise<OcrEngine> {
-  const { createWorker, OEM } = await loadTesseract();
   const releaseGate = await acquireGate(settings);
-  let worker: Awaited<ReturnType<typeof createWorker>>;
+  let engine: OcrProcess;
   try {
-    worker = await createWorker(settings.languages.join('+'), OEM.LSTM_ONLY, {
-      langPath: languageFolderFor(settings.languages),
-      gzip: true,
-      // No cache folder: nothing is written next to the process, and the data is read from the package each time.
-      cacheMethod: 'none',
-    });
+    engine = await startOcrProcess(settings.languages);
   } catch (error) {
     releaseGate();
     throw error;
@@ -63,13 +71,71 @@ export async function startOcrEngine(settings: OcrSettings): Promise<OcrEngine> 
   return {
     async recognise(image) {
       const input = await normaliseImage(image);
-      const { data } = await worker.recognize(Buffer.from(input.buffer, input.byteOffset, input.byteLength));
-      return { text: tidyOcrText(data.text), confidence: Math.round(data.confidence) };
+      const { text, confidence } = await engine.recognise(input);
+      return { text: tidyOcrText(text), confidence: Math.round(confidence) };
     },
-    close: () => worker.terminate().then(releaseGate, (error: unknown) => {
+    close: async () => {
+      engine.stop();
       releaseGate();
-      throw error;
-    }),
+    },
+  };
+}
+
+interface OcrProcess {
+  recognise(image: Uint8Array): Promise<{ text: string; confidence: number }>;
+  stop(): void;
+}
+
+/** Forks ocr-process.mjs for `languages` and resolves once its engine is up. */
+async function startOcrProcess(languages: string[]): Promise<OcrProcess> {
+  const child: ChildProcess = fork(ocrProcessEntry, [JSON.stringify({ languages, langPath: languageFolderFor(languages) })], {
+    // A session of its own, and with it a scheduling group of its own (ocr-process.mjs).
+    detached: true,
+    serialization: 'advanced',
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // Plain JavaScript: neither the app's flags (heap sizes, tsx) nor vitest's are this process's business.
+    execArgv: [],
+  });
+  const waiting = new Map<number, { resolve: (reply: OcrReply) => void; reject: (error: Error) => void }>();
+  let ended: Error | undefined;
+  const endAll = (error: Error) => {
+    ended ??= error;
+    for (const call of waiting.values()) call.reject(error);
+    waiting.clear();
+  };
+  child.on('message', (reply: OcrReply) => {
+    const call = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    call?.resolve(reply);
+  });
+  child.on('error', (error) => endAll(new OcrEngineError(`The OCR process failed: ${error.message}`, { cause: error })));
+  child.on('exit', (code, signal) => endAll(new OcrEngineError(`The OCR process ended (${signal ?? `code ${code}`}).`, { context: { code, signal } })));
+  const ask = (id: number, message?: { id: number; image: Uint8Array }) =>
+    new Promise<OcrReply>((resolve, reject) => {
+      if (ended) return reject(ended);
+      waiting.set(id, { resolve, reject });
+      if (message) child.send(message);
+    });
+  const stop = () => {
+    if (child.connected) child.disconnect();
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+  };
+  const started = await ask(0).catch((error: unknown) => {
+    stop();
+    throw error;
+  });
+  if (!started.ok) {
+    stop();
+    throw new OcrEngineError(`The OCR engine did not start: ${started.message}`, { context: { languages } });
+  }
+  let next = 1;
+  return {
+    async recognise(image) {
+      const reply = await ask(next, { id: next++, image });
+      if (!reply.ok) throw new OcrEngineError(`The OCR engine could not read an image: ${reply.message}`);
+      return { text: reply.text ?? '', confidence: reply.confidence ?? 0 };
+    },
+    stop,
   };
 }
 

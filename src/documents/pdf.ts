@@ -7,7 +7,7 @@
 import type { ContainedFile, ExtractedDocument } from '../core/thread-file';
 import { DocumentBuilder } from './document-builder';
 import { cMapUrl, loadPdfParse } from './pdf-engine';
-import { openWithPdfium, PdfiumOpenError } from './pdfium';
+import { openWithPdfium, PdfiumOpenError, type PdfBookmark } from './pdfium';
 import {
   estimatePictures,
   formatPictureList,
@@ -55,8 +55,12 @@ async function openPdf(bytes: Uint8Array, forPictures = false): Promise<PdfParse
   });
 }
 
-/** Text the first pass reads before the first pages are handed out (onFirstPages): 8× the default PRELOAD_KB. */
-const FIRST_PASS_CHARS = 64 * 1024;
+/** What readPdf's caller wants of a PDF's first pages, before the whole file is read. */
+export interface FirstPagesRequest {
+  /** Text the first pages must hold before they are handed out (ExtractorOptions.firstPassChars). */
+  chars: number;
+  tell: (document: ExtractedDocument) => void;
+}
 
 /** One page's text layer, as read. */
 interface PageText {
@@ -64,8 +68,15 @@ interface PageText {
   text: string;
 }
 
+/** What the text pass found: every page's text, the page count, and the author's outline (bookmarks), if any. */
+interface TextLayer {
+  pages: PageText[];
+  total: number;
+  bookmarks: PdfBookmark[];
+}
+
 /**
- * `onFirstPages`: told once, as soon as the first pages hold FIRST_PASS_CHARS of text (or every page is read), with
+ * `onFirstPages`: told once, as soon as the first pages hold `chars` of text (or every page is read), with
  * those pages as a document of their own (its pageCount the whole file's): the first question about a long PDF
  * needs its opening, not its end. Not told when those pages have no text (a scan: OCR comes after).
  */
@@ -73,15 +84,18 @@ export async function readPdf(
   bytes: Uint8Array,
   name: string,
   ocr?: OcrSettings,
-  onFirstPages?: (document: ExtractedDocument) => void,
+  onFirstPages?: FirstPagesRequest,
 ): Promise<ExtractedDocument> {
   if (bytes.length === 0) throw emptyFileError(name);
   const endsProperly = hasEndOfFileMarker(bytes);
   const ocrOn = ocr !== undefined && ocr.maxPages > 0;
-  const firstPages = onFirstPages && ((pages: PageText[], total: number) => {
-    if (pages.some((page) => /\S/.test(page.text))) onFirstPages(buildDocument(pages, total, name, new Map(), undefined, true));
-  });
-  let layer: { pages: PageText[]; total: number };
+  const firstPages = onFirstPages && {
+    chars: onFirstPages.chars,
+    tell: (layer: TextLayer) => {
+      if (layer.pages.some((page) => /\S/.test(page.text))) onFirstPages.tell(buildDocument(layer, name, new Map(), undefined, true));
+    },
+  };
+  let layer: TextLayer;
   try {
     layer = await readTextLayer(bytes, firstPages);
   } catch (error) {
@@ -94,16 +108,17 @@ export async function readPdf(
   // Before OCR, which hands the bytes to pdf.js (and so detaches them).
   const pictures = offerPictures(bytes, layer.pages);
   const recognised = ocrOn ? await recognisePages(bytes, name, endsProperly, layer.pages, ocr) : new Map();
-  const document = buildDocument(layer.pages, layer.total, name, recognised, ocr);
+  const document = buildDocument(layer, name, recognised, ocr);
   if (pictures.entries.length) document.entries = pictures.entries;
   document.notes.push(...pictures.notes);
   return document;
 }
 
-/** Every page's text through PDFium, the first pages handed out once they hold FIRST_PASS_CHARS. */
-async function readTextLayer(bytes: Uint8Array, firstPages?: (pages: PageText[], total: number) => void) {
+/** Every page's text through PDFium, the first pages handed out once they hold `firstPages.chars`. */
+async function readTextLayer(bytes: Uint8Array, firstPages?: { chars: number; tell: (layer: TextLayer) => void }): Promise<TextLayer> {
   const pdf = await openWithPdfium(bytes);
   try {
+    const bookmarks = pdf.bookmarks();
     const pages: PageText[] = [];
     let chars = 0;
     let told = !firstPages;
@@ -111,25 +126,25 @@ async function readTextLayer(bytes: Uint8Array, firstPages?: (pages: PageText[],
       const text = pdf.pageText(index);
       pages.push({ num: index + 1, text });
       chars += text.length;
-      if (!told && (chars >= FIRST_PASS_CHARS || index === pdf.pageCount - 1)) {
+      if (!told && (chars >= firstPages!.chars || index === pdf.pageCount - 1)) {
         told = true;
-        firstPages!([...pages], pdf.pageCount);
+        firstPages!.tell({ pages: [...pages], total: pdf.pageCount, bookmarks });
         // The first pages go out now, not when the last page is read: the message is posted from this turn.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
-    return { pages, total: pdf.pageCount };
+    return { pages, total: pdf.pageCount, bookmarks };
   } finally {
     pdf.close();
   }
 }
 
 /** The text layer through pdf.js (pdf-parse), for PDFs PDFium cannot open; its errors are classified. */
-async function readTextLayerWithPdfjs(bytes: Uint8Array, name: string, endsProperly: boolean) {
+async function readTextLayerWithPdfjs(bytes: Uint8Array, name: string, endsProperly: boolean): Promise<TextLayer> {
   const parser = await openPdf(bytes);
   try {
     const result = await parser.getText({ pageJoiner: '' });
-    return { pages: result.pages, total: result.total };
+    return { pages: result.pages, total: result.total, bookmarks: [] };
   } catch (error) {
     throw classifyPdfError(error, name, endsProperly);
   } finally {
@@ -237,8 +252,7 @@ async function recognisePages(
 }
 
 function buildDocument(
-  pages: Array<{ num: number; text: string }>,
-  total: number,
+  { pages, total, bookmarks }: TextLayer,
   name: string,
   recognised: ReadonlyMap<number, RecognisedText>,
   ocr: OcrSettings | undefined,
@@ -248,6 +262,7 @@ function buildDocument(
   const emptyPages: number[] = [];
   const ocrPages: number[] = [];
   let confidenceSum = 0;
+  const pageTexts = new Map<number, { start: number; text: string }>();
   for (const page of pages) {
     let text = page.text.replace(/[ \t]+\n/g, '\n').trim();
     const fromOcr = recognised.get(page.num);
@@ -256,7 +271,9 @@ function buildDocument(
       ocrPages.push(page.num);
       confidenceSum += fromOcr.confidence;
     }
-    builder.endBlock().startSegment('page', page.num, `p. ${page.num}`).append(`${pageMarker(page.num)}\n`);
+    builder.endBlock().startSegment('page', page.num, `p. ${page.num}`);
+    pageTexts.set(page.num, { start: builder.offset, text });
+    builder.append(`${pageMarker(page.num)}\n`);
     if (text) builder.append(text);
     else {
       builder.append(emptyPageText);
@@ -264,6 +281,7 @@ function buildDocument(
     }
   }
   builder.append('\n');
+  addBookmarks(builder, bookmarks, pageTexts);
   if (partial) return builder.build(total);
   if (total === 0) throw corruptError(name, 'it has no pages');
   if (emptyPages.length === total) throw noTextLayerError(name, total);
@@ -282,6 +300,28 @@ function buildDocument(
     builder.addNote(`${unread.length} of ${total} pages have ${why}: ${formatPageList(unread)}`);
   }
   return builder.build(total);
+}
+
+/**
+ * The author's bookmarks as the outline, each at its heading in its page's text when the title is found there (the
+ * first words, any spacing), else at the page's marker line. Only pages read are placed (the first pages hold the
+ * part of the outline they reach). An entry that leads nowhere takes the page of its first child that does (a
+ * "Part II" that only groups chapters); with none, it is left out. PDFs without bookmarks keep an empty outline.
+ */
+function addBookmarks(builder: DocumentBuilder, bookmarks: PdfBookmark[], pages: ReadonlyMap<number, { start: number; text: string }>): void {
+  bookmarks.forEach((bookmark, index) => {
+    let pageIndex = bookmark.pageIndex;
+    for (let next = index + 1; pageIndex === undefined && next < bookmarks.length && bookmarks[next]!.level > bookmark.level; next++) {
+      pageIndex = bookmarks[next]!.pageIndex;
+    }
+    const page = pageIndex === undefined ? undefined : pages.get(pageIndex + 1);
+    if (!page || !bookmark.title) return;
+    const words = bookmark.title.split(' ').slice(0, 8).map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const at = page.text.search(new RegExp(words.join('\\s+'), 'iu'));
+    // The marker line "--- page N ---\n" comes first; the text follows it.
+    const offset = at < 0 ? page.start : page.start + pageMarker(pageIndex! + 1).length + 1 + at;
+    builder.addHeading(bookmark.title, bookmark.level, offset);
+  });
 }
 
 function classifyPdfError(error: unknown, name: string, endsProperly: boolean): Error {

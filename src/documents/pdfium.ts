@@ -14,7 +14,8 @@ type Pdfium = Awaited<ReturnType<typeof import('@embedpdf/pdfium')['init']>>;
 
 let loading: Promise<Pdfium> | undefined;
 
-function loadPdfium(): Promise<Pdfium> {
+/** Loads PDFium into this worker once (compiling its WebAssembly takes 0.3–0.8 s); every later call shares it. */
+export function loadPdfium(): Promise<Pdfium> {
   loading ??= load();
   return loading;
 }
@@ -30,6 +31,11 @@ async function load(): Promise<Pdfium> {
 
 /** FPDF_GetLastError's codes. */
 const PASSWORD = 4;
+/** FPDFAction_GetType's code for a go-to within the document. */
+const ACTION_GOTO = 1;
+/** Bounds on a bookmark tree: a malformed PDF's outline may loop or nest without end. */
+const MAX_BOOKMARKS = 2_000;
+const MAX_BOOKMARK_DEPTH = 12;
 
 /** Why PDFium could not open a PDF: `password` for an encrypted one, `format` for anything else. */
 export class PdfiumOpenError extends Error {
@@ -39,8 +45,19 @@ export class PdfiumOpenError extends Error {
   }
 }
 
+/** One entry of a PDF's outline (its bookmarks), in the author's order. */
+export interface PdfBookmark {
+  title: string;
+  /** 1 for a top-level entry, 2 for its children… */
+  level: number;
+  /** 0-based page it leads to; undefined when it leads nowhere in this file (a link, a broken destination). */
+  pageIndex?: number;
+}
+
 export interface PdfiumDocument {
   readonly pageCount: number;
+  /** The outline the author gave the PDF (empty for most PDFs), depth first, at most MAX_BOOKMARKS entries. */
+  bookmarks(): PdfBookmark[];
   /** The text of page `index` (0-based), lines ending in "\n", a hyphen that PDFium joined across a line kept. */
   pageText(index: number): string;
   close(): void;
@@ -69,8 +86,44 @@ export async function openWithPdfium(bytes: Uint8Array): Promise<PdfiumDocument>
     return { left: left!, right: right!, bottom: Math.min(bottom!, top!), top: Math.max(bottom!, top!) };
   };
   let closed = false;
+  const utf16At = (read: (buffer: number, length: number) => number): string => {
+    const bytes = read(0, 0);
+    if (bytes <= 2) return '';
+    const buffer = wasmExports.malloc(bytes);
+    try {
+      const written = read(buffer, bytes);
+      return Buffer.from(heap().buffer, buffer, Math.max(0, Math.min(bytes, written) - 2)).toString('utf16le');
+    } finally {
+      wasmExports.free(buffer);
+    }
+  };
+  const pageOf = (bookmark: number): number | undefined => {
+    let destination = pdfium.FPDFBookmark_GetDest(document, bookmark);
+    if (!destination) {
+      const action = pdfium.FPDFBookmark_GetAction(bookmark);
+      if (action && pdfium.FPDFAction_GetType(action) === ACTION_GOTO) destination = pdfium.FPDFAction_GetDest(document, action);
+    }
+    const index = destination ? pdfium.FPDFDest_GetDestPageIndex(document, destination) : -1;
+    return index >= 0 ? index : undefined;
+  };
   return {
     pageCount: pdfium.FPDF_GetPageCount(document),
+    bookmarks() {
+      const found: PdfBookmark[] = [];
+      const seen = new Set<number>();
+      const walk = (parent: number, level: number) => {
+        for (let bookmark = pdfium.FPDFBookmark_GetFirstChild(document, parent); bookmark; bookmark = pdfium.FPDFBookmark_GetNextSibling(document, bookmark)) {
+          if (seen.has(bookmark) || found.length >= MAX_BOOKMARKS) return;
+          seen.add(bookmark);
+          const title = utf16At((buffer, length) => pdfium.FPDFBookmark_GetTitle(bookmark, buffer, length)).replace(/\s+/g, ' ').trim();
+          const pageIndex = pageOf(bookmark);
+          found.push({ title, level, ...(pageIndex !== undefined && { pageIndex }) });
+          if (level < MAX_BOOKMARK_DEPTH) walk(bookmark, level + 1);
+        }
+      };
+      walk(0, 1);
+      return found;
+    },
     pageText(index) {
       const page = pdfium.FPDF_LoadPage(document, index);
       if (!page) return '';

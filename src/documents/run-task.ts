@@ -4,7 +4,8 @@
  * The heavy libraries behind the readers load on first use instead (libraries.ts, pdf-engine.ts).
  */
 import type { ExtractedDocument } from '../core/thread-file';
-import { FileReadError } from '../core/thread-file';
+import { documentLanguage, FileReadError, LANGUAGE_NOTE_PREFIX } from '../core/thread-file';
+import { describeDocumentLanguage } from '../text/language';
 import { readEml, readMsg, readZip } from './containers';
 import { readCsv } from './csv';
 import type { DocumentKind } from './detect-kind';
@@ -13,19 +14,30 @@ import { readHtml } from './html';
 import { readImage } from './image';
 import { readDoc, readPpt, readXls } from './legacy-office';
 import type { OcrSettings } from './ocr';
-import { readPdf, readPdfPicture } from './pdf';
+import { readPdf, readPdfPicture, type FirstPagesRequest } from './pdf';
+import { loadPdfium } from './pdfium';
 import { readPptx } from './pptx';
 import { corruptError, noTextError, unsupportedError } from './read-errors';
 import type { ExtractLimits, ExtractTask, TaskOutcome } from './task';
 import { readText } from './text';
 import { readXlsx } from './xlsx';
 
+/**
+ * Called by worker-entry.mjs once this module has loaded (tsx is off again, so PDFium's glue loads natively): a new
+ * worker (the pool's first, or one replacing a retired worker) compiles PDFium while it is handed its first file,
+ * rather than once that file turns out to be a PDF. Most files are, and the first pages of a long PDF posted with
+ * a question waited 0.3–0.8 s for the compile. A failure is the first PDF's to report.
+ */
+export function warmUp(): void {
+  loadPdfium().catch(() => {});
+}
+
 type Reader = (
   bytes: Uint8Array,
   name: string,
   limits: ExtractLimits,
   ocr: OcrSettings,
-  firstPages?: (document: ExtractedDocument) => void,
+  firstPages?: FirstPagesRequest,
 ) => Promise<ExtractedDocument>;
 
 const readers: Partial<Record<DocumentKind, Reader>> = {
@@ -62,14 +74,25 @@ export async function runTask(task: ExtractTask): Promise<TaskOutcome> {
   }
 }
 
-async function readDocument({ bytes, name, kind, limits, ocr, firstPages }: ExtractTask): Promise<ExtractedDocument> {
+async function readDocument({ bytes, name, kind, limits, ocr, firstPages, firstPassChars }: ExtractTask): Promise<ExtractedDocument> {
   const read = readers[kind];
   if (!read) throw unsupportedError(name, 'not a document type I know');
   try {
-    const document = await read(bytes, name, limits, ocr, firstPages && ((opening) => firstPages.postMessage(opening)));
+    const tell = (opening: ExtractedDocument) => firstPages!.postMessage(withLanguageNote(opening));
+    const document = await read(bytes, name, limits, ocr, firstPages && { chars: firstPassChars ?? 0, tell });
     if (!/\S/.test(document.text)) throw noTextError(name);
-    return document;
+    return withLanguageNote(document);
   } finally {
     firstPages?.close();
   }
+}
+
+/**
+ * Adds "language: German" to a document whose notes do not name a language yet (code files name theirs). Here, not
+ * on the main thread: on a 117-page PDF it took 14–76 ms of the event loop (twice: first pages, then the whole).
+ */
+function withLanguageNote(document: ExtractedDocument): ExtractedDocument {
+  if (documentLanguage(document)) return document;
+  const language = describeDocumentLanguage(document.text);
+  return language ? { ...document, notes: [...document.notes, `${LANGUAGE_NOTE_PREFIX}${language}`] } : document;
 }

@@ -36,9 +36,10 @@ export interface ExtractTask {
   picture?: string;
   /**
    * Where a PDF's first pages are posted (an ExtractedDocument of those pages, pageCount the whole file's) as soon
-   * as they are read, while the rest is still being read (pdf.ts, FIRST_PASS_CHARS).
+   * as they hold `firstPassChars` of text, while the rest is still being read.
    */
   firstPages?: MessagePort;
+  firstPassChars?: number;
 }
 
 export type TaskOutcome = (

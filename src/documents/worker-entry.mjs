@@ -17,7 +17,7 @@ const unregister = register();
 
 // Start loading at once so the first task does not pay for it; a failure is reported by the first task.
 const loading = import('./run-task.ts').finally(() => unregister());
-loading.catch(() => {});
+loading.then(({ warmUp }) => warmUp(), () => {});
 
 /** WorkerSettings (task.ts). */
 const retireAboveBytes = (workerData?.retireAboveHeapMb ?? Infinity) * 1024 * 1024;

@@ -13,6 +13,12 @@ import {
   protectedMemo,
   scannedNotice,
 } from '../support/fixtures';
+import { buildPdf } from '../support/image-pdf';
+
+/** The page segment (p. N) an outline entry's offset falls in. */
+function pageAt(document: ExtractedDocument, offset: number): number | undefined {
+  return document.segments.find((segment) => segment.start <= offset && offset < segment.end)?.number;
+}
 
 describe('PDF extraction over generated PDFs', () => {
   const extractor = createDocumentExtractor();
@@ -102,6 +108,61 @@ describe('PDF extraction over generated PDFs', () => {
   it('reads a one-page PDF whole', async () => {
     const document = await extract('receipt.pdf', onePagePdf(['Receipt 2026-117', 'Total: 48.00 euros']));
     expect(document.text).toBe('--- page 1 ---\nReceipt 2026-117\nTotal: 48.00 euros\n');
+    expect(document.outline).toEqual([]);
+  });
+
+  it("takes the outline from the PDF's bookmarks, each entry at its heading on its page", async () => {
+    const page = (heading: string) => ({ text: [heading, `The body of ${heading.toLowerCase()} goes on for a while.`] });
+    const pdf = buildPdf(
+      [page('Preface'), page('1 Getting started'), page('1.1 Installing'), page('2 Travel rules'), page('Appendix')],
+      {
+        outline: [
+          { title: 'Preface', page: 1 },
+          // A heading that only groups its chapters leads nowhere itself: it stands where its first chapter does.
+          {
+            title: 'Teil I: Grundlagen für Reisende',
+            children: [
+              { title: '1 Getting started', page: 2, children: [{ title: '1.1 Installing', page: 3, asAction: true }] },
+              { title: '2 Travel rules', page: 4 },
+            ],
+          },
+          { title: 'Appendix', page: 5 },
+        ],
+      },
+    );
+    const document = await extract('handbook.pdf', pdf);
+    expect(document.outline.map(({ title, level }) => [title, level])).toEqual([
+      ['Preface', 1],
+      ['Teil I: Grundlagen für Reisende', 1],
+      ['1 Getting started', 2],
+      ['1.1 Installing', 3],
+      ['2 Travel rules', 2],
+      ['Appendix', 1],
+    ]);
+    expect(document.outline.map((entry) => pageAt(document, entry.offset))).toEqual([1, 2, 2, 3, 4, 5]);
+    // Where the heading's text is on the page, the entry points at it rather than at the page marker.
+    const installing = document.outline.find((entry) => entry.title === '1.1 Installing')!;
+    expect(document.text.slice(installing.offset)).toMatch(/^1\.1 Installing\n/);
+  });
+
+  it("tells the first pages with the part of the outline they reach", async () => {
+    const pages = Array.from({ length: 40 }, (_, i) => ({
+      text: [`Chapter ${i + 1}`, ...Array.from({ length: 30 }, (_, line) => `Line ${line + 1} of chapter ${i + 1}, about travel expenses and receipts.`)],
+    }));
+    const outline = pages.map((_, i) => ({ title: `Chapter ${i + 1}`, page: i + 1 }));
+    const openings: ExtractedDocument[] = [];
+    const document = await extractor.extract({
+      bytes: new Uint8Array(buildPdf(pages, { outline })),
+      name: 'long.pdf',
+      onFirstPages: (opening) => openings.push(opening),
+    });
+    expect(document.outline).toHaveLength(40);
+    const [opening] = openings;
+    const read = opening!.segments.length;
+    expect(read).toBeLessThan(40);
+    expect(opening!.pageCount).toBe(40);
+    expect(opening!.outline.map((entry) => entry.title)).toEqual(outline.slice(0, read).map((entry) => entry.title));
+    expect(opening!.outline.every((entry) => entry.offset < opening!.text.length)).toBe(true);
   });
 });
 
@@ -132,11 +193,20 @@ describe.runIf(corpus.present)('corpus: PDF extraction over real PDFs', () => {
     expect(document.text).toContain('Federal Register');
   });
 
-  it('reads a 117-page textbook, page 117 last', async () => {
+  it('reads a 117-page textbook, page 117 last, its chapters in the outline from its bookmarks', async () => {
     const document = await extract('GeoTopo-komprimiert.pdf');
     expect(document.pageCount).toBe(117);
     expect(document.segments.at(-1)).toMatchObject({ number: 117, label: 'p. 117', end: document.text.length });
     expect(document.text.length).toBeGreaterThan(100_000);
+    expect(document.outline).toHaveLength(35);
+    expect(document.outline.slice(0, 3)).toMatchObject([
+      { title: '1 Topologische Grundbegriffe', level: 1 },
+      { title: '1.1 Topologische Räume', level: 2 },
+      { title: '1.2 Metrische Räume', level: 2 },
+    ]);
+    const metric = document.outline[2]!;
+    expect(pageAt(document, metric.offset)).toBe(10);
+    expect(document.text.slice(metric.offset, metric.offset + 40)).toMatch(/^1\.2\s+Metrische Räume/);
   });
 
   it('produces CJK characters for Chinese PDFs whose fonts are not embedded (CMaps loaded)', async () => {

@@ -26,7 +26,7 @@ import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { buildPdf } from '../support/image-pdf';
 
 const PAGES = 117;
-/** About 2 KB of text a page, so the first pages (FIRST_PASS_CHARS) end well before page 117. */
+/** About 2 KB of text a page, so the first pages (the extractor's firstPassChars) end well before page 117. */
 function pageLines(page: number): string[] {
   if (page === 1) return ['Travel and expenses handbook', 'Expenses are reimbursed within 30 days of the claim.', ...filler(page, 28)];
   if (page === PAGES) return ['Appendix Z', 'The last page names the auditor: Okonkwo & Partners.', ...filler(page, 28)];

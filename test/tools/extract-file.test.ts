@@ -13,12 +13,23 @@ import { peekFileTool } from '../../src/tools/peek-file';
 import type { ToolContext } from '../../src/tools/tool';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { brownbagDeck, docxWithTable, monitorSurveyWorkbook } from '../support/fixtures';
+import { buildPdf } from '../support/image-pdf';
 
 const MIME_TYPES: Record<string, string> = {
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pdf: 'application/pdf',
 };
+
+/** A travel policy of four chapters, a page each, with bookmarks as a word processor exports them. */
+function travelPolicyPdf(): Buffer {
+  const chapters = ['1 Booking travel', '2 Hotels', '3 Meals and allowances', '4 Claiming expenses'];
+  const pages = chapters.map((title) => ({
+    text: [title, ...Array.from({ length: 25 }, (_, line) => `${title.slice(2)}: rule ${line + 1} applies to every trip abroad and at home.`)],
+  }));
+  return buildPdf(pages, { outline: chapters.map((title, i) => ({ title, page: i + 1 })) });
+}
 
 describe('extract_file over generated documents', () => {
   let handle: DatabaseHandle;
@@ -36,6 +47,7 @@ describe('extract_file over generated documents', () => {
       ['Bug571679_Brownbag.pptx', brownbagDeck()],
       ['tables.docx', docxWithTable()],
       ['Book1.xlsx', await monitorSurveyWorkbook()],
+      ['travel-policy.pdf', travelPolicyPdf()],
     ] as const;
     uploads = documents.map(([name, content]) => slack.addFile({ name, mimetype: MIME_TYPES[name.split('.').pop()!]!, content }));
     const [thread] = await handle.db.insert(threads).values({ channelId: 'C1', threadTs: '3.1' }).returning({ id: threads.id });
@@ -110,6 +122,19 @@ describe('extract_file over generated documents', () => {
     const context = await runContext();
     const result = await extractFileTool.execute({ id: 'F3' }, context);
     expect(result.split('\n')[0]).toMatch(/^F3 "Book1\.xlsx" is now also F3\.txt, its extracted text: [\d,]+ characters, 2 sheets\.$/);
+  });
+
+  it("gives a PDF's bookmarks as its outline, each chapter with its page", async () => {
+    const context = await runContext();
+    const result = await extractFileTool.execute({ id: 'F4' }, context);
+    expect(result.split('\n')[0]).toMatch(/^F4 "travel-policy\.pdf" is now also F4\.txt, its extracted text: [\d,]+ characters, 4 pages\.$/);
+    const outline = /part="outline">\n([^<]*)\n<\/file_data>/.exec(result)?.[1]?.split('\n');
+    expect(outline?.map((line) => line.replace(/\[char \d+, /, '['))).toEqual([
+      '- 1 Booking travel [p. 1]',
+      '- 2 Hotels [p. 2]',
+      '- 3 Meals and allowances [p. 3]',
+      '- 4 Claiming expenses [p. 4]',
+    ]);
   });
 
   it('answers an extraction of extracted text with the same virtual file', async () => {

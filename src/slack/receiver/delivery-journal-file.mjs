@@ -6,6 +6,13 @@
  * for nothing but the disk: a fraction of a millisecond when it is quiet, 5–17 ms while the bench's load writes to it
  * too (load.ack_p99_ms 33–52 ms, p50 3–5 ms).
  *
+ * Both are made on the receiver's own thread, synchronously. Through fs's callbacks they went to libuv's thread
+ * pool, which the app runs at background priority (thread-priority.mjs) beside the extraction workers and V8's
+ * helpers; under the soak those helpers took ~70 s of CPU in 12 minutes at that priority, and each acknowledgement
+ * waited for a pool thread to be scheduled twice (the append, then the flush). The receiver thread exists to wait
+ * for the disk; blocking it for one flush holds back only the requests that arrive meanwhile, which the kernel
+ * queues and the next flush takes together.
+ *
  * The files are segments: a new one is started once the current one passed SEGMENT_BYTES, and a segment is deleted
  * once every delivery written to it is in the database. What a stopped process leaves (deliveries it acknowledged
  * and did not get into the database) is read back at the next start (readLeftoverDeliveries) and moved into
@@ -15,8 +22,7 @@
  *
  * Plain JavaScript: the receiver's thread loads it without tsx. Types in delivery-journal-file.d.mts.
  */
-import { closeSync, fdatasync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, write } from 'node:fs';
-import { promisify } from 'node:util';
+import { closeSync, fdatasyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { threadId } from 'node:worker_threads';
 
@@ -57,10 +63,10 @@ export function openDeliveryJournalFile(dir) {
     deleteIfDone(segment);
   };
 
-  // The first delivery after a quiet moment is flushed at once, alone; those that arrive while a flush is on the disk
-  // share the next one (group commit). The thread reads and checks them meanwhile: a burst's first acknowledgement
-  // waits for one flush, not for the whole burst to be read.
-  const flush = async () => {
+  // Flushed once the requests read in this turn of the event loop are queued (setImmediate runs after the turn's
+  // I/O): they share one flush, and so do those the kernel holds back while it runs (group commit). A burst's first
+  // acknowledgement waits for one flush, not for the whole burst to be read.
+  const flush = () => {
     while (queued.length > 0) {
       const batch = queued;
       queued = [];
@@ -68,8 +74,8 @@ export function openDeliveryJournalFile(dir) {
       try {
         segment = current ??= startSegment();
         const text = Buffer.from(batch.map((entry) => entry.line).join(''));
-        await writeAll(segment.fd, text);
-        await flushToDisk(segment.fd);
+        writeAll(segment.fd, text);
+        fdatasyncSync(segment.fd);
         segment.bytes += text.length;
       } catch (error) {
         // A write cut short (disk full) may have left a torn line: later ones go to a new segment, not after it.
@@ -101,7 +107,7 @@ export function openDeliveryJournalFile(dir) {
         queued.push({ line: `${JSON.stringify(delivery)}\n`, resolve, reject });
         if (!flushing) {
           flushing = true;
-          void flush();
+          setImmediate(flush);
         }
       });
     },
@@ -117,12 +123,9 @@ export function openDeliveryJournalFile(dir) {
   };
 }
 
-const writeAt = promisify(write);
-const flushToDisk = promisify(fdatasync);
-
 /** Writes all of `buffer` at the file's end (a short write is continued, not lost). */
-async function writeAll(fd, buffer) {
-  for (let offset = 0; offset < buffer.length; ) offset += (await writeAt(fd, buffer, offset, buffer.length - offset, null)).bytesWritten;
+function writeAll(fd, buffer) {
+  for (let offset = 0; offset < buffer.length; ) offset += writeSync(fd, buffer, offset, buffer.length - offset, null);
 }
 
 /**
