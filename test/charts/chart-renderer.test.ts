@@ -5,18 +5,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChartError } from '../../src/charts/chart-errors';
 import { createChartRenderer } from '../../src/charts/chart-renderer';
+import { PNG_SIGNATURE, regionTotals } from './support/region-totals';
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const result = {
-  columns: [
-    { name: 'region', type: 'VARCHAR' },
-    { name: 'total', type: 'BIGINT' },
-  ],
-  rows: [
-    ['north', 120],
-    ['south', 340],
-  ],
-};
+const result = regionTotals([
+  ['north', 120],
+  ['south', 340],
+]);
 const barSpec = { mark: 'bar', title: 'Units by region', encoding: { x: { field: 'region', type: 'nominal' }, y: { field: 'total', type: 'quantitative' } } };
 
 const renderer = createChartRenderer();

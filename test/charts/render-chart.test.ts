@@ -10,19 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { ChartError } from '../../src/charts/chart-errors';
 import { CHART_FONT_FAMILY, chartFontFiles } from '../../src/charts/chart-font';
 import { renderChart } from '../../src/charts/render-chart';
+import { PNG_SIGNATURE, regionTotals } from './support/region-totals';
 
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const result = {
-  columns: [
-    { name: 'region', type: 'VARCHAR' },
-    { name: 'total', type: 'BIGINT' },
-  ],
-  rows: [
-    ['north', 120],
-    ['south', 340],
-    ['east', 75],
-  ],
-};
+const result = regionTotals([
+  ['north', 120],
+  ['south', 340],
+  ['east', 75],
+]);
 const barSpec = { mark: 'bar', title: 'Units by region', encoding: { x: { field: 'region', type: 'nominal' }, y: { field: 'total', type: 'quantitative' } } };
 
 async function chartError(spec: unknown, data = result): Promise<ChartError> {
@@ -75,7 +69,7 @@ describe('renderChart', () => {
   });
 
   it('refuses more rows than a chart can show', async () => {
-    const many = { columns: result.columns, rows: Array.from({ length: 5_001 }, (_, i) => [`r${i}`, i]) };
+    const many = regionTotals(Array.from({ length: 5_001 }, (_, i): [string, number] => [`r${i}`, i]));
     expect((await chartError(barSpec, many)).message).toMatch(/^The result has 5,001 rows; a chart draws at most 5,000\./);
   });
 
