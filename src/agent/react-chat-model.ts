@@ -241,4 +241,3 @@ function stringOf(value: unknown): string {
   return typeof value === 'string' ? value : value === undefined ? '' : JSON.stringify(value);
 }
 
-;

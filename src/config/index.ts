@@ -1,3 +1,3 @@
-export { loadConfig, loadLocalConfig, type Config,  type LocalConfig,  } from './load-config';
+export { loadConfig, loadLocalConfig, type Config, type LocalConfig } from './load-config';
 export { redactUrlCredentials } from './schema';
-export { loadEnvFile,  } from './env-file';
+export { loadEnvFile } from './env-file';

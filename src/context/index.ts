@@ -6,14 +6,14 @@
 export { buildModelMessages } from './build-messages';
 export { countTokens } from '../text/tokenizer';
 export { countRequestTokens } from './message-tokens';
-export { fitToolResult, peekFileHint,   } from './fit-tool-result';
-export { trimRunMessages,   } from './trim-run-messages';
-export { buildBudgetReport,  } from './budget-report';
+export { fitToolResult, peekFileHint } from './fit-tool-result';
+export { trimRunMessages } from './trim-run-messages';
+export { buildBudgetReport } from './budget-report';
 export { runBudget, toolResultLimit, retryTokenLimit } from './run-budget';
 export { trimRequestForRetry } from './trim-request-for-retry';
 export { countImageTokens } from './image-tokens';
-export { renderFilesBlock,  } from './files-block';
-export { renderMemoriesBlock, rankMemories,  type MemoryForPrompt } from './memories-block';
+export { renderFilesBlock } from './files-block';
+export { renderMemoriesBlock, rankMemories, type MemoryForPrompt } from './memories-block';
 export { renderSystemPrompt } from './system-prompt';
 export type {
   BuiltContext,

@@ -4,7 +4,4 @@
  * the cache, search), preloads, prefetch and the images shown to the model. Reading a document's bytes is
  * documents/; finding passages in it is search/.
  */
-export { registerThreadFiles, listThreadFiles,   } from './registry';
-;
-;
-;
+export { registerThreadFiles, listThreadFiles } from './registry';

@@ -156,4 +156,3 @@ function fromCsvCell(text: string, type: string): CellValue {
   return toCellValue(text, type);
 }
 
-;

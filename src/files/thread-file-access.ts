@@ -48,9 +48,6 @@ function isPdfPictureList(file: ThreadFile): boolean {
   return isContainedFile(file) && file.name === PICTURE_LIST_PATH && /::pictures\.txt$/.test(file.slackFileId!);
 }
 
-/** Full-text search over files already extracted (search); keys of contentHashes are file ids. */
-;
-
 export interface ThreadFileAccessOptions extends DocumentReaderOptions {
   threadId: number;
   /** The thread's registered files (registerThreadFiles / listThreadFiles). */

@@ -23,15 +23,13 @@
  * with `trustAnnotations: true` — the server's own `readOnlyHint` without `destructiveHint`); otherwise the hints are
  * in `hints` for display only.
  */
-export { parseMcpConfig, type McpConfig,  type McpServerConfig } from './mcp-config';
+export { parseMcpConfig, type McpConfig, type McpServerConfig } from './mcp-config';
 export { loadMcpConfig } from './load-mcp-config';
-export { createMcpHub, type McpHub, type McpHubOptions,   } from './hub';
+export { createMcpHub, type McpHub, type McpHubOptions } from './hub';
 // Values from light modules are imported by their own paths (tool-names, load-mcp-config): importing this index loads
 // the MCP SDK, which compose.ts and sign-in.ts load only when mcp.json names a server.
-export type { McpTool,  } from './catalogue';
-export type { McpToolResult,  } from './convert-result';
-export type { ServerHealth,  } from './server-connection';
-export { McpToolFailure, isMcpToolFailure,  } from './failures';
-export { createPersonalServers,   type PersonalServers,   type Speaker } from './oauth/person-servers';
-;
-;
+export type { McpTool } from './catalogue';
+export type { McpToolResult } from './convert-result';
+export type { ServerHealth } from './server-connection';
+export { McpToolFailure, isMcpToolFailure } from './failures';
+export { createPersonalServers, type PersonalServers, type Speaker } from './oauth/person-servers';

@@ -8,8 +8,6 @@ import type { AccessPolicy, AccessRefusal } from './access-policy';
 import { admitMessages, type Admission, type IntakeItem } from './admit-messages';
 import { causesOf, codeOf } from '../core/errors';
 
-;
-
 export interface IntakeDependencies {
   db: Database;
   logger: Logger;

@@ -4,14 +4,10 @@
  * extracted and hands createSearcher's function to the thread's file access.
  */
 export { chunkDocument } from './chunk-document';
-;
 export { createSearcher } from './create-searcher';
-export type {  Searcher,  } from './create-searcher';
+export type { Searcher } from './create-searcher';
 export type { Embedder } from './embedder';
 export { createHashingEmbedder } from './hashing-embedder';
 export { indexDocument } from './index-document';
-;
 export { parseQuery } from './query-terms';
-;
 export { selectSnippet } from './select-snippet';
-;

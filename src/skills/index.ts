@@ -6,9 +6,9 @@ import { watchSkillsFolder } from './watch-skills';
 import { messageOf } from '../core/errors';
 
 export { formatSkillList } from './format-skill-list';
-export { SkillLoadError, SkillReadError,   } from './skill-errors';
+export { SkillLoadError, SkillReadError } from './skill-errors';
 export type { SkillLibrary } from './skill-library';
-export type {  SkillSummary } from './types';
+export type { SkillSummary } from './types';
 
 export interface SkillLibraryOptions {
   /** Watch the folder and reload edited skills (listing included) without a restart. Reads are always current. */

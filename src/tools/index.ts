@@ -29,7 +29,6 @@ export function createDefaultTools(): ToolRegistry {
   return createToolRegistry(builtInTools());
 }
 
-export {  type ToolRegistry };
-export type { SkillReader,  ThreadTables, Tool,  } from './tool';
-export type {  ThreadOutput } from './thread-output';
-;
+export { type ToolRegistry };
+export type { SkillReader, ThreadTables, Tool } from './tool';
+export type { ThreadOutput } from './thread-output';

@@ -12,4 +12,4 @@ export function createKnowledgeTools(deps: KnowledgeToolDeps): Tool[] {
   return [createSearchMessagesTool(deps), createReadChannelTool(deps), createRememberTool(deps), createForgetTool(deps)];
 }
 
-export type {  KnowledgeToolDeps } from './knowledge-context';
+export type { KnowledgeToolDeps } from './knowledge-context';

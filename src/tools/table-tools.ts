@@ -9,8 +9,6 @@ import { createQueryTableTool } from './query-table';
 import type { Tool, ToolContext } from './tool';
 import type { TableToolDeps } from './table-tools-context';
 
-;
-
 export type TableToolDepsSource = TableToolDeps | ((context: ToolContext) => TableToolDeps);
 
 export function createTableTools(deps: TableToolDepsSource): Tool[] {
