@@ -148,7 +148,7 @@ describe('npm run chat', () => {
     await chat.waitFor('stderr', /threadwise · gpt-4\.1-mini/);
     const children = chat.children();
     expect(children).toHaveLength(1);
-    expect(children[0]!.args).toMatch(/^node (--[\w-]+=\S+ )*--import tsx src\/chat\.ts/);
+    expect(children[0]!.args).toMatch(/^node (--[\w-]+(=\S+)? )*dist\/chat\.mjs/);
 
     process.kill(children[0]!.pid, 'SIGTERM');
     const { code } = await chat.exited;
