@@ -4,7 +4,6 @@
  * a restricted key, an endpoint nobody listens on. And the same refused connection during a run: the error the
  * thread and the log get.
  */
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkModelAtStart, probeModel } from '../../src/app/check-model';
 import { createOpenAIChatModel } from '../../src/app/openai';
@@ -13,6 +12,7 @@ import { ModelError } from '../../src/core/chat';
 import { describeFailure } from '../../src/runs/describe-failure';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { listen, sendJson } from '../fakes/http';
+import { closedPort } from '../support/closed-port';
 
 let fake: FakeOpenAI;
 beforeAll(async () => {
@@ -97,11 +97,3 @@ describe('a refused connection during a run', () => {
     expect(describeFailure(failure)).toMatch(/^Sorry — I can’t reach the AI model right now/);
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { botArgs } from '../support/bot-entry';
+import { closedPort } from '../support/closed-port';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -159,13 +160,4 @@ async function startSilentServer(): Promise<{ port: number; close(): Promise<voi
         server.close(() => resolve());
       }),
   };
-}
-
-/** A port on 127.0.0.1 that nothing listens on (fetch refuses "bad ports" such as 1 before connecting). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }

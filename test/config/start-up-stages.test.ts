@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeSlack, type FakeSlack } from '../fakes/fake-slack';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai';
 import { botArgs } from '../support/bot-entry';
+import { closedPort } from '../support/closed-port';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -199,12 +200,4 @@ async function occupyPort(): Promise<{ port: number; close(): Promise<void> }> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, resolve));
   return { port: (server.address() as { port: number }).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
