@@ -20,6 +20,17 @@ function pageAt(document: ExtractedDocument, offset: number): number | undefined
   return document.segments.find((segment) => segment.start <= offset && offset < segment.end)?.number;
 }
 
+/** Every page starts with its "--- page N ---" line, and its segment (p. N) covers it. */
+function expectPageMarkers(document: ExtractedDocument, pages: number): void {
+  expect(document.pageCount).toBe(pages);
+  expect(document.segments).toHaveLength(pages);
+  document.segments.forEach((segment, index) => {
+    expect(segment).toMatchObject({ kind: 'page', number: index + 1, label: `p. ${index + 1}` });
+    expect(document.text.slice(segment.start, segment.end)).toMatch(new RegExp(`^--- page ${index + 1} ---\\n\\S`));
+  });
+  expect(document.text.match(/^--- page \d+ ---$/gm)).toHaveLength(pages);
+}
+
 describe('PDF extraction over generated PDFs', () => {
   const extractor = createDocumentExtractor();
   afterAll(() => extractor.close());
@@ -37,13 +48,7 @@ describe('PDF extraction over generated PDFs', () => {
 
   it('marks every page with a "--- page N ---" line and a matching p. N segment', async () => {
     const document = await extract('directive.pdf', airworthinessDirective());
-    expect(document.pageCount).toBe(15);
-    expect(document.segments).toHaveLength(15);
-    document.segments.forEach((segment, index) => {
-      expect(segment).toMatchObject({ kind: 'page', number: index + 1, label: `p. ${index + 1}` });
-      expect(document.text.slice(segment.start, segment.end)).toMatch(new RegExp(`^--- page ${index + 1} ---\\n\\S`));
-    });
-    expect(document.text.match(/^--- page \d+ ---$/gm)).toHaveLength(15);
+    expectPageMarkers(document, 15);
     expect(document.text).toContain('Federal Aviation Notices');
   });
 
@@ -183,13 +188,7 @@ describe.runIf(corpus.present)('corpus: PDF extraction over real PDFs', () => {
 
   it('marks every page with a "--- page N ---" line and a matching p. N segment', async () => {
     const document = await extract('federal-register-2020-17221.pdf');
-    expect(document.pageCount).toBe(15);
-    expect(document.segments).toHaveLength(15);
-    document.segments.forEach((segment, index) => {
-      expect(segment).toMatchObject({ kind: 'page', number: index + 1, label: `p. ${index + 1}` });
-      expect(document.text.slice(segment.start, segment.end)).toMatch(new RegExp(`^--- page ${index + 1} ---\\n\\S`));
-    });
-    expect(document.text.match(/^--- page \d+ ---$/gm)).toHaveLength(15);
+    expectPageMarkers(document, 15);
     expect(document.text).toContain('Federal Register');
   });
 
