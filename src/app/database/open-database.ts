@@ -115,7 +115,7 @@ async function openPostgres(location: Extract<DatabaseLocation, { driver: 'postg
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
   // One connection (max: 1), so the session-level advisory lock and the migration share it. No statement or
   // inactivity timeout here: waiting for another replica's migration is silence too.
-  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: connectTimeout });
+  const migrator = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: connectTimeout, fetch_types: false });
   try {
     await migrator`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migrate(drizzle(migrator), { migrationsFolder });
@@ -137,6 +137,11 @@ async function openPostgres(location: Extract<DatabaseLocation, { driver: 'postg
     // pool: after a database blip of a few seconds, the queries that landed on such a connection waited up to 20 s
     // more (the health check among them). Our own layers back off already (intake, worker polls); keep this to 1 s.
     backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
+    // postgres.js asks every new connection for the catalog's array types and drops that query's promise: a
+    // connection refused or cut at that moment became an unhandled rejection, which ends a Node process
+    // (porsager/postgres#1192, open). Off here and on the migrator: drizzle parses array columns from their text
+    // form, and our own SQL reads arrays either way (rank-messages' parseArray).
+    fetch_types: false,
   });
   const db = drizzle(client, { schema });
   let portThread: Worker | undefined;

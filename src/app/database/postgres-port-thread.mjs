@@ -17,6 +17,9 @@ const client = postgres(workerData.url, {
   keep_alive: 10,
   connection: { statement_timeout: 5_000 },
   backoff: (failures) => Math.min(0.05 * 2 ** failures, 1),
+  // As in open-database.ts: a connection refused during postgres.js's own array-type query would otherwise end
+  // this thread with an unhandled rejection (porsager/postgres#1192).
+  fetch_types: false,
 });
 
 parentPort.on('message', (message) => {
