@@ -103,7 +103,7 @@ function expectStoppedWith(started: Started, pattern: RegExp) {
   expect(started.code).not.toBe(0);
   expect(started.code).not.toBeUndefined();
   expect(outcome(started)).toEqual([expect.stringMatching(pattern)]);
-  expect(started.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
+  expect(started.stderr, started.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
 }
 
 describe('starting threadwise', { timeout: 120_000 }, () => {

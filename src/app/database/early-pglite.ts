@@ -51,15 +51,21 @@ export function openEmbeddedDatabaseEarly(dataDir: string): void {
   const unlock = tryLock(resolved);
   if (!unlock) return;
   const staging = stagingFolderFor(pgliteDir);
-  const unpacked = unpackOnThread(staging);
+  const { unpacked, stopUnpacking } = unpackOnThread(staging);
   unpacked.catch(() => {}); // reported by openDatabase, which awaits it
   const entry: EarlyPglite = { dataDir: resolved, unlock, kind: 'unpacking', unpacked };
   early = entry;
   process.once('exit', () => {
     unlock();
     if (early !== entry) return; // taken over: the database is openDatabase's now
-    // Never taken over: the start ended before the database was to be created. Leave nothing behind.
-    rmSync(staging, { recursive: true, force: true });
+    // Never taken over: the start ended before the database was to be created. Leave nothing behind; the thread
+    // may still be writing there, so it stops (removing what it wrote) before the folder is removed here.
+    stopUnpacking();
+    try {
+      rmSync(staging, { recursive: true, force: true });
+    } catch {
+      // the thread did not stop in time: PGlite will not take a staging folder, and the next start replaces it
+    }
     if (madeDataDir) {
       try {
         rmdirSync(resolved);
@@ -86,11 +92,36 @@ function tryLock(dataDir: string): (() => void) | undefined {
   }
 }
 
-function unpackOnThread(staging: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const thread = new Worker(new URL('./unpack-template-thread.mjs', import.meta.url), { workerData: { templateFile: TEMPLATE_FILE, staging }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+/** How long an exiting process waits for the unpacking thread to stop writing: it checks before every file. */
+const STOP_WAIT_MS = 2_000;
+
+/**
+ * The template unpacked on a thread of its own. `stopUnpacking` (synchronous: it runs in an 'exit' handler) asks
+ * the thread to stop and waits until it writes nothing more.
+ */
+function unpackOnThread(staging: string): { unpacked: Promise<void>; stopUnpacking: () => void } {
+  const signals = new Int32Array(new SharedArrayBuffer(8)); // [0] stop asked, [1] the thread is done writing
+  let started = false;
+  const unpacked = new Promise<void>((resolve, reject) => {
+    const thread = new Worker(new URL('./unpack-template-thread.mjs', import.meta.url), {
+      workerData: { templateFile: TEMPLATE_FILE, staging, signals: signals.buffer },
+      resourceLimits: { maxYoungGenerationSizeMb: 8 },
+    });
+    started = true;
     thread.once('message', (reply: { ok: boolean; message?: string }) => (reply.ok ? resolve() : reject(new Error(reply.message))));
-    thread.once('error', (error) => reject(new Error(`the thread unpacking the database template failed: ${messageOf(error)}`)));
-    thread.once('exit', (code) => reject(new Error(`the thread unpacking the database template ended (exit code ${code})`)));
+    thread.once('error', (error) => {
+      Atomics.store(signals, 1, 1); // it writes nothing more
+      reject(new Error(`the thread unpacking the database template failed: ${messageOf(error)}`));
+    });
+    thread.once('exit', (code) => {
+      Atomics.store(signals, 1, 1);
+      reject(new Error(`the thread unpacking the database template ended (exit code ${code})`));
+    });
   });
+  const stopUnpacking = () => {
+    if (!started) return;
+    Atomics.store(signals, 0, 1);
+    Atomics.wait(signals, 1, 0, STOP_WAIT_MS);
+  };
+  return { unpacked, stopUnpacking };
 }

@@ -14,6 +14,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { TEMPLATE_FILE, templateUsable } from './pglite-template';
 
 export interface PgliteThread {
   /** Give it to `drizzle()` from drizzle-orm/pglite in place of a PGlite instance. */
@@ -54,7 +55,7 @@ export async function startPgliteThread(dataDir: string | undefined): Promise<Pg
   if (dataDir && !existsSync(path.join(dataDir, 'PG_VERSION'))) await initialiseInChildProcess(dataDir);
   // The thread's JavaScript only passes rows along (PGlite's memory is WebAssembly, outside the heap): a young
   // generation of 8 MB rather than V8's 48 MB is enough, and is what its heap commits.
-  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  const worker = new Worker(new URL('./pglite-worker.mjs', import.meta.url), { workerData: { dataDir, template: dataDir === undefined && templateUsable() ? TEMPLATE_FILE : undefined }, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let stopped: Error | undefined;
   let nextCall = 1;

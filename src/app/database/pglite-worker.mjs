@@ -5,6 +5,7 @@
  * Messages in: { id, op: 'query' | 'exec' | 'begin' | 'end' | 'close', txId?, ... }.
  * Messages out: { id, ok: true, result } or { id, ok: false, error: { message, name, code, … } }.
  */
+import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { describeError, pgliteStartParams } from './pglite-options.mjs';
@@ -20,7 +21,10 @@ const transactions = new Map();
 let database;
 
 try {
-  database = await PGlite.create(workerData.dataDir ?? undefined, { startParams: pgliteStartParams });
+  // A database in memory starts from the shipped template too (pglite-template.ts): PGlite's own initdb costs
+  // 5–15 s of CPU, the template's files about a second.
+  const loadDataDir = workerData.template ? new Blob([await readFile(workerData.template)], { type: 'application/gzip' }) : undefined;
+  database = await PGlite.create(workerData.dataDir ?? undefined, { startParams: pgliteStartParams, ...(loadDataDir ? { loadDataDir } : {}) });
   parentPort.postMessage({ id: 0, ok: true, result: 'ready' });
 } catch (error) {
   parentPort.postMessage({ id: 0, ok: false, error: describeError(error) });

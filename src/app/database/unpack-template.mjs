@@ -8,13 +8,18 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 
-/** Fills `staging` (emptied first) with the template's files; on failure nothing is left of it. */
-export async function unpackTemplate(templateFile, staging) {
+/**
+ * Fills `staging` (emptied first) with the template's files; on failure nothing is left of it. `stopRequested`, asked
+ * before each file, ends it early the same way (a process exiting while the template is unpacked on a thread: only
+ * the writer can remove the folder without racing its own writes).
+ */
+export async function unpackTemplate(templateFile, staging, stopRequested = () => false) {
   const tar = await promisify(gunzip)(readFileSync(templateFile));
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true, mode: 0o700 });
   try {
     for (const entry of readTar(tar)) {
+      if (stopRequested()) throw new Error('stopped: the process is exiting');
       const target = path.join(staging, entry.name);
       if (!target.startsWith(staging + path.sep)) throw new Error(`the template has an entry outside its folder: ${entry.name}`);
       if (entry.type === 'directory') mkdirSync(target, { recursive: true, mode: 0o700 });
