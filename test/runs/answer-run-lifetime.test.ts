@@ -1,5 +1,5 @@
 /**
- * Nothing a run makes outlives it. 1,000 runs over 1,000 threads go through the real worker, executor, ledger and
+ * Nothing a run makes outlives it. 300 runs over 300 threads go through the real worker, executor, ledger and
  * thread files (PGlite in memory), with the thread read from and the answer written to in-memory edges that
  * implement the run's seams. Every per-run object — the opened files (and the Slack file objects inside them) and
  * the answer channel — is watched with a FinalizationRegistry: once the runs are done and memory is collected,
@@ -22,7 +22,7 @@ import { createLogger } from '../../src/logging/logger';
 import type { SlackMessage } from '../../src/conversation';
 import { eventually } from '../support/eventually';
 
-const RUNS = 1_000;
+const RUNS = 300;
 const gc = (globalThis as { gc?: () => void }).gc;
 
 describe('a run releases what it made', () => {
