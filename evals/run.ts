@@ -23,6 +23,10 @@ import { compareWithBaseline, formatTable, summarise, type EvalRun } from './run
 import { runCase, type CaseResult } from './runner/run-case';
 import { startScriptedModel, type ScriptedModel } from './runner/scripted-model';
 import { messageOf } from '../src/core/errors';
+import { deferWasmOptimisationDuringStart } from '../src/runtime/wasm-tiering';
+
+// Before the embedded database's WebAssembly is compiled (src/runtime/wasm-tiering.ts says why).
+const startIsOver = deferWasmOptimisationDuringStart();
 
 const USAGE = `Usage: npm run eval -- [--scripted] [--judge] [--case NAME]… [--cases DIR] [--corpus DIR] [--out FILE] [--baseline FILE]
 
@@ -127,6 +131,7 @@ try {
   if (!(error instanceof StartupError)) throw error;
   fail(1, error.message);
 }
+startIsOver();
 const judge = args.judge
   ? createChatModel({ ...config.model, name: args.scripted ? config.model.name : (process.env.EVAL_JUDGE_MODEL?.trim() || config.model.name) }, logger, {
       retry: scripted ? { policy: { maxRetries: 0 } } : undefined,

@@ -18,6 +18,10 @@ import { answerOnce, converse, type ChatInterrupts } from './terminal/chat';
 import { CHAT_USAGE, ChatUsageError, parseChatArgs } from './terminal/chat-args';
 import { describeLocalFile, LocalFileError, type LocalFile } from './terminal/local-file';
 import { messageOf } from './core/errors';
+import { deferWasmOptimisationDuringStart } from './runtime/wasm-tiering';
+
+// Before the embedded database's WebAssembly is compiled (runtime/wasm-tiering.ts says why).
+const startIsOver = deferWasmOptimisationDuringStart();
 
 /** How long closing may take after the last answer before the process leaves anyway. */
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -97,6 +101,7 @@ try {
   if (!(error instanceof StartupError)) throw error;
   quit(1, error.message);
 }
+startIsOver();
 
 const io = { stdin: process.stdin, stdout: process.stdout, stderr, cwd, userName: currentUserName() };
 let code = 1;

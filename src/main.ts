@@ -7,6 +7,10 @@ import { openEmbeddedDatabaseEarly } from './app/database/early-pglite';
 import { StartupError } from './app/startup-error';
 import { lowerHelperThreadsPriority } from './runtime/thread-priority.mjs';
 import { messageOf } from './core/errors';
+import { deferWasmOptimisationDuringStart } from './runtime/wasm-tiering';
+
+// Before the embedded database's WebAssembly is compiled (runtime/wasm-tiering.ts says why).
+const startIsOver = deferWasmOptimisationDuringStart();
 
 // .env in the working directory (npm runs scripts in the project folder); what the environment already sets wins.
 const envFile = loadEnvFile();
@@ -37,6 +41,7 @@ try {
     killInTaskClaimForTests: taskKillPoint(process.env.THREADWISE_TEST_KILL_IN_TASK_CLAIM),
   });
   const where = loaded.config.slack.mode === 'http' ? `Slack events at http://localhost:${running.port}/slack/events, ` : 'Socket Mode, ';
+  startIsOver();
   const consoleLine = running.consoleUrl ? `, the console at ${running.consoleUrl}` : '';
   process.stderr.write(`threadwise is running: ${where}health at http://localhost:${running.port}/healthz${consoleLine} (started in ${process.uptime().toFixed(1)} s)\n`);
   let stopping = false;
