@@ -15,7 +15,7 @@ import { startMcpHttpHost, type McpHttpHost } from '../fakes/mcp/http-host';
 import { buildTrackerServer, callsTo, createTrackerState, type TrackerState } from '../fakes/mcp/tracker';
 import { toolResultsIn } from '../agent/loop-fixtures';
 import { fakeStdioServer } from '../fakes/mcp/stdio-command';
-import { closedPort } from './support';
+import { closedPort } from '../support/closed-port';
 import { buttonClick } from '../fakes/slack-signing';
 import { eventually } from '../support/eventually';
 

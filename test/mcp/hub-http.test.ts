@@ -9,7 +9,8 @@ import { startMcpHttpHost, type McpHttpHost } from '../fakes/mcp/http-host';
 import { buildMisbehavingServer, createMisbehavingState, MALFORMED_TOOLS } from '../fakes/mcp/misbehaving';
 import { validateChatRequest } from '../fakes/openai-validate';
 import { buildTrackerServer, callsTo, createTrackerState } from '../fakes/mcp/tracker';
-import { closedPort, FAST_RETRY, httpTransport, memoryLogger, serverEntry } from './support';
+import { FAST_RETRY, httpTransport, memoryLogger, serverEntry } from './support';
+import { closedPort } from '../support/closed-port';
 
 const TOKEN = 'trk-4f1b9c2e7d3a';
 const headers = { Authorization: `Bearer ${TOKEN}` };

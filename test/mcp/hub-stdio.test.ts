@@ -12,7 +12,8 @@ import { createMcpHub, isMcpToolFailure, type McpHub, type McpHubOptions } from 
 import type { McpServerConfig } from '../../src/mcp';
 import { fakeStdioServer } from '../fakes/mcp/stdio-command';
 import { FILES_READ_ONLY_TOOLS } from '../fakes/mcp/files';
-import { closedPort, FAST_RETRY, httpTransport, memoryLogger, serverEntry } from './support';
+import { FAST_RETRY, httpTransport, memoryLogger, serverEntry } from './support';
+import { closedPort } from '../support/closed-port';
 
 let dir: string;
 let hubs: McpHub[] = [];

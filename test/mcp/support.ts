@@ -1,5 +1,4 @@
 /** Small builders shared by the MCP tests: a logger that keeps its lines, and server entries. */
-import { createServer } from 'node:net';
 import { createLogger, type Logger } from '../../src/logging/logger';
 import type { McpServerConfig } from '../../src/mcp';
 import type { McpTransportConfig } from '../../src/mcp/mcp-config';
@@ -30,15 +29,6 @@ export function serverEntry(name: string, transport: McpTransportConfig, extra: 
 
 export function httpTransport(url: string, headers: Record<string, string> = {}, sseOnly = false): McpTransportConfig {
   return { kind: 'http', url, headers, sseOnly };
-}
-
-/** A loopback port nothing listens on (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Fast retries, so a test waits for recovery in tenths of a second. */

@@ -7,12 +7,11 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
-import { createScratchPostgres } from '../support/databases';
-import { openDatabase } from '../../src/app/database/open-database';
 import type { DatabaseHandle } from '../../src/store/database';
 import { findThread } from '../../src/store/thread-store';
 import { listThreadRuns } from '../../src/store/run-store';
-import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+import type { TcpProxy } from './support/tcp-proxy';
+import { openProxiedScratchPostgres, type ProxiedPostgres } from './support/proxied-postgres';
 import { eventually } from '../support/eventually';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
@@ -22,23 +21,16 @@ describe.skipIf(!adminUrl)('the database briefly unavailable', () => {
   let h: Harness;
   let proxy: TcpProxy;
   let database: DatabaseHandle;
-  let scratch: { url: string; drop(): Promise<void> };
+  let proxied: ProxiedPostgres;
 
   beforeAll(async () => {
-    scratch = await createScratchPostgres(adminUrl!);
-    const direct = new URL(scratch.url);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const proxied = new URL(scratch.url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    database = await openDatabase({ driver: 'postgres', url: proxied.toString(), maxConnections: 4 });
+    proxied = await openProxiedScratchPostgres(adminUrl!, 4);
+    ({ database, proxy } = proxied);
     h = await startHarness({ start: { database, leaseMs: 10_000 } });
   });
   afterAll(async () => {
     await h?.close();
-    await database?.close().catch(() => {});
-    await proxy?.close();
-    await scratch?.drop();
+    await proxied?.close();
   });
   beforeEach(async () => {
     await proxy.up();

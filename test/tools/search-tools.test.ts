@@ -15,7 +15,8 @@ import { buildFilesServer, createFilesState, type FilesState } from '../fakes/mc
 import { startMcpHttpHost, type McpHttpHost } from '../fakes/mcp/http-host';
 import { buildMemoryServer } from '../fakes/mcp/memory';
 import { buildTrackerServer, createTrackerState } from '../fakes/mcp/tracker';
-import { closedPort, httpTransport, memoryLogger, serverEntry } from '../mcp/support';
+import { httpTransport, memoryLogger, serverEntry } from '../mcp/support';
+import { closedPort } from '../support/closed-port';
 import { fakeModel, loopInput, toolResultsIn } from '../agent/loop-fixtures';
 
 let model: FakeOpenAI;

@@ -7,36 +7,23 @@
  * Needs TEST_DATABASE_URL; without it the suite is skipped with a note.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchPostgres } from '../../support/databases';
-import { openDatabase } from '../../../src/app/database/open-database';
-import type { DatabaseHandle } from '../../../src/store/database';
-import { startTcpProxy, type TcpProxy } from '../../reliability/support/tcp-proxy';
+import { openProxiedScratchPostgres, type ProxiedPostgres } from '../../reliability/support/proxied-postgres';
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 if (!adminUrl) console.warn('[postgres-connection-cut.test] skipped: set TEST_DATABASE_URL to run it');
 
 describe.skipIf(!adminUrl)('a PostgreSQL connection cut while it opens', () => {
-  let scratch: { url: string; drop(): Promise<void> };
-  let proxy: TcpProxy;
-  let database: DatabaseHandle;
+  let postgres: ProxiedPostgres;
   const escaped: unknown[] = [];
   const collect = (reason: unknown) => escaped.push(reason);
 
   beforeAll(async () => {
-    scratch = await createScratchPostgres(adminUrl!);
-    const direct = new URL(scratch.url);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
-    const proxied = new URL(scratch.url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    database = await openDatabase({ driver: 'postgres', url: proxied.toString(), maxConnections: 2 });
+    postgres = await openProxiedScratchPostgres(adminUrl!, 2);
     process.on('unhandledRejection', collect);
   });
   afterAll(async () => {
     process.off('unhandledRejection', collect);
-    await database?.close().catch(() => {});
-    await proxy?.close();
-    await scratch?.drop();
+    await postgres?.close();
   });
 
   /** Lets every callback the cut scheduled run: a rejection nobody handles is reported after the microtasks. */
@@ -45,6 +32,7 @@ describe.skipIf(!adminUrl)('a PostgreSQL connection cut while it opens', () => {
   };
 
   it('fails the query to its caller, leaves no unhandled rejection, and works again on the next connection', async () => {
+    const { database, proxy } = postgres;
     await proxy.down(); // the pool's open connections go; the next query opens a new one
     await proxy.up();
     proxy.downAtNextFirstQuery();
@@ -55,5 +43,4 @@ describe.skipIf(!adminUrl)('a PostgreSQL connection cut while it opens', () => {
     await proxy.up();
     await expect(database.ping()).resolves.toBeUndefined();
   });
-
 });
