@@ -40,8 +40,8 @@ try {
     // Test-only (test/reliability/scheduled-task-kill.test.ts): die while claiming a due task's occurrence.
     killInTaskClaimForTests: taskKillPoint(process.env.THREADWISE_TEST_KILL_IN_TASK_CLAIM),
   });
-  const where = loaded.config.slack.mode === 'http' ? `Slack events at http://localhost:${running.port}/slack/events, ` : 'Socket Mode, ';
   startIsOver();
+  const where = loaded.config.slack.mode === 'http' ? `Slack events at http://localhost:${running.port}/slack/events, ` : 'Socket Mode, ';
   const consoleLine = running.consoleUrl ? `, the console at ${running.consoleUrl}` : '';
   process.stderr.write(`threadwise is running: ${where}health at http://localhost:${running.port}/healthz${consoleLine} (started in ${process.uptime().toFixed(1)} s)\n`);
   let stopping = false;

@@ -1,5 +1,5 @@
 /**
- * No acknowledged question is lost: the real process (`node --import tsx src/main.ts`) is killed with SIGKILL at
+ * No acknowledged question is lost: the real process (`node dist/main.mjs`, as npm start runs it) is killed with SIGKILL at
  * many points of a burst of mentions — while events arrive, right after a 200 (before the run row can be written),
  * while answers are being written — and started again each time. Slack redelivers what it got no 200 for (the test
  * does, with the same event id and X-Slack-Retry-Num, as Slack would), and never what it got a 200 for. In the end

@@ -2,8 +2,8 @@
  * A TCP proxy in front of PostgreSQL with an off switch: `down()` cuts every open connection and stops listening,
  * so new connections are refused as they are while a database restarts; `up()` listens on the same port again.
  * `silence()` keeps every connection open and forwards nothing more, either way: a half-open server after a network
- * partition, or a hung proxy. `downAtNextFirstQuery()` lets the next new connection through its start-up and goes down the
- * moment it sends its first query: a database that goes away just as a pool opens a connection.
+ * partition, or a hung proxy. `downAtNextFirstQuery()` lets the next new connection through its start-up and goes
+ * down the moment it sends its first query: a database that goes away just as a pool opens a connection.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
