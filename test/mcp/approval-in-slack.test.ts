@@ -77,6 +77,16 @@ async function approvalMessage(threadTs: string) {
   return { message, buttons, approvalId: buttons[0]!.value! };
 }
 
+/**
+ * The approval message once it shows its outcome. The run resumes the moment the decision commits, so its answer
+ * can reach the thread before the message is redrawn.
+ */
+async function redrawnShowing(threadTs: string, messageTs: string, outcome: string) {
+  const current = () => h.slack.botMessages(CHANNEL, threadTs).find((m) => m.ts === messageTs)!;
+  await h.slack.waitFor(() => JSON.stringify(current().blocks).includes(outcome), 10_000);
+  return current();
+}
+
 function fileBugThenAnswer() {
   h.model.enqueue(
     { toolCalls: [{ name: 'tracker__create_issue', arguments: { title: 'Login fails after SSO', description: 'Steps:\n1. Open the app\n2. **Sign in** with SSO' } }] },
@@ -112,8 +122,7 @@ describe('a tool call that needs approval', () => {
     expect(callsTo(state, 'create_issue')).toHaveLength(1);
     expect(toolResultsIn(h.model.requests[1]!)[0]).toContain('PROJ-4');
 
-    const decided = h.slack.botMessages(CHANNEL, ts).find((m) => m.ts === message.ts)!;
-    expect(JSON.stringify(decided.blocks)).toContain(`Approved by <@${ANA}>`);
+    const decided = await redrawnShowing(ts, message.ts, `Approved by <@${ANA}>`);
     expect(JSON.stringify(decided.blocks)).not.toContain('threadwise_approve');
 
     // The run's record (written as the run ends, just after the answer): what was asked, who decided, the result.
@@ -143,8 +152,7 @@ describe('a tool call that needs approval', () => {
     expect(answers.at(-1)).toContain('I did not file it');
     expect(callsTo(state, 'create_issue')).toHaveLength(0);
     expect(toolResultsIn(h.model.requests[1]!)[0]).toMatch(/^Error: Ana denied this call to tracker__create_issue at \d\d:\d\d/);
-    const decided = h.slack.botMessages(CHANNEL, ts).find((m) => m.ts === message.ts)!;
-    expect(JSON.stringify(decided.blocks)).toContain(`Denied by <@${ANA}>`);
+    await redrawnShowing(ts, message.ts, `Denied by <@${ANA}>`);
   });
 
   it('folds a long argument and shows it whole in a modal on "Show full arguments", for anyone in the thread', async () => {
@@ -192,8 +200,7 @@ describe('a call nobody decides', () => {
     expect(answers.at(-1)).toContain('The request expired');
     expect(callsTo(state, 'create_issue')).toHaveLength(0);
     expect(toolResultsIn(h.model.requests[1]!)[0]).toMatch(/^Error: Nobody approved this call to tracker__create_issue within \d+ minutes/);
-    const expired = h.slack.botMessages(CHANNEL, ts).find((m) => m.ts === message.ts)!;
-    expect(JSON.stringify(expired.blocks)).toContain('Expired at');
+    const expired = await redrawnShowing(ts, message.ts, 'Expired at');
     expect(JSON.stringify(expired.blocks)).not.toContain('threadwise_approve');
   });
 });
