@@ -99,6 +99,9 @@ async function streamCompletion(client: OpenAI, model: string, request: ChatRequ
     }
     if (choice.finish_reason) finish = choice.finish_reason;
   }
+  // The SDK ends the iteration quietly when the signal aborts mid-stream (a cancel, the time limit, a shutdown):
+  // the half that arrived must not pass for a whole answer.
+  request.signal?.throwIfAborted();
   return {
     text: text || null,
     toolCalls: [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call),

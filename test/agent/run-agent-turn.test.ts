@@ -187,6 +187,20 @@ describe('caps', () => {
     expect(fake.requests[1]!.tools).toBeUndefined();
     expect(steps[0]).toMatchObject({ kind: 'model', error: 'stopped at the time limit' });
   });
+
+  it('takes back what a call cut off by the deadline had streamed, and asks again without tools', async () => {
+    const { tool } = lookupTool({});
+    fake.enqueue({ text: `Half of this answer streams out. ${'More detail follows here. '.repeat(20)}`, stallAfterChunks: 4 }, { text: 'A short answer in time.' });
+    const { input, events } = loopInput({ model: fakeModel(fake), tools: [tool], stream: true });
+    input.limits.deadline = Date.now() + 300;
+
+    const result = await runAgentTurn(input);
+
+    expect(result).toMatchObject({ stop: 'time_cap', answer: 'A short answer in time.' });
+    const shown = events.map((e) => (e.type === 'text_delta' ? e.delta : e.type === 'text_reset' ? '|reset|' : '')).join('');
+    expect(shown).toMatch(/^Half of.*\|reset\|A short answer in time\.$/s);
+    expect(fake.requests[1]!.tools).toBeUndefined();
+  });
 });
 
 describe('an answer cut off by the model’s output limit', () => {
@@ -223,6 +237,30 @@ describe('cancelling', () => {
     expect(result.stop).toBe('cancelled');
     expect(fake.requests).toHaveLength(1);
     expect(steps.find((s) => s.kind === 'tool')).toMatchObject({ name: 'waits', error: 'stopped: the answer was cancelled' });
+  });
+
+  it('ends a turn cancelled while its answer streams as cancelled, not with the half written so far as the answer', async () => {
+    // The SDK ends a stream whose signal aborts as if it were complete: what arrived must not pass for the answer.
+    const controller = new AbortController();
+    let streamed = '';
+    fake.enqueue({ text: `Half of this answer streams out. ${'More detail follows here. '.repeat(20)}`, stallAfterChunks: 4 });
+    const { input } = loopInput({
+      model: fakeModel(fake),
+      tools: [],
+      stream: true,
+      signal: controller.signal,
+      onEvent: (event) => {
+        if (event.type !== 'text_delta') return;
+        streamed += event.delta;
+        controller.abort();
+      },
+    });
+
+    const result = await runAgentTurn(input);
+
+    expect(streamed).toMatch(/^Half of/);
+    expect(result.stop).toBe('cancelled');
+    expect(fake.requests).toHaveLength(1);
   });
 });
 

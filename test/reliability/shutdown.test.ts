@@ -1,6 +1,7 @@
 /**
  * Stopping with answers in flight (what SIGTERM does, in-process): an answer that fits in the grace period is
- * finished; one that does not is handed back and finished once by the next start, which tells the thread.
+ * finished; one that does not (waiting for the model, or half-way through streaming its answer) is handed back and
+ * finished once by the next start, which tells the thread.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CHANNEL, startHarness, type Harness } from '../support/harness';
@@ -33,6 +34,25 @@ describe('shutdown', () => {
     const texts = h.slack.botMessages(CHANNEL, ts).map((m) => m.text ?? '');
     expect(texts.filter((text) => RESUMING_NOTE.test(text))).toHaveLength(1);
     expect(texts.join('\n')).not.toContain('Too slow to be posted.');
+    const thread = await findThread(h.database.db, CHANNEL, ts);
+    expect(await listThreadRuns(h.database.db, thread!.id)).toMatchObject([{ status: 'done', attempts: 2 }]);
+  });
+
+  it('hands back an answer still streaming when the grace period ends, instead of posting its first half as the answer', async () => {
+    h.model.enqueue(
+      { text: 'Half of this answer streams out, and then the grace period ends before the rest of it arrives.', stallAfterChunks: 8 },
+      { text: 'Answered in full after the restart.' },
+    );
+    const { ts } = await h.mention({ text: `<@${h.slack.botUserId}> tell me everything` });
+    await h.slack.waitFor(() => h.slack.botMessages(CHANNEL, ts).some((m) => /^Half of this/.test(m.text ?? '')), 20_000);
+
+    await h.restart(); // stop with a 1 s grace, then start again on the same database
+
+    expect(await h.answers(CHANNEL, ts)).toEqual([expect.stringContaining('Answered in full after the restart.')]);
+    await h.app.idle();
+    const texts = h.slack.botMessages(CHANNEL, ts).map((m) => m.text ?? '');
+    expect(texts.filter((text) => RESUMING_NOTE.test(text))).toHaveLength(1);
+    expect(texts.filter((text) => text.includes('Half of this'))).toEqual([]);
     const thread = await findThread(h.database.db, CHANNEL, ts);
     expect(await listThreadRuns(h.database.db, thread!.id)).toMatchObject([{ status: 'done', attempts: 2 }]);
   });
