@@ -3,8 +3,10 @@
  * verdict on its answer. Declared and implemented here, over the store; the Slack listeners receive it from the
  * composition root, so no edge writes a run's row itself.
  */
+import type { Clock } from '../core/clock';
 import type { Database } from '../store/database';
 import { findActiveRunByMessage, requestCancel, saveFeedback } from '../store/run-store';
+import { recordOccurrenceStopped } from '../store/task-store';
 
 /** `cancelled`: it was waiting, and is no more; `flagged`: it stops at its next heartbeat; `finished`: too late. */
 type CancelOutcome = 'cancelled' | 'flagged' | 'finished';
@@ -17,9 +19,15 @@ export interface RunRequests {
   saveFeedback(runId: number, userId: string, value: 'positive' | 'negative'): Promise<void>;
 }
 
-export function createRunRequests(db: Database): RunRequests {
+export function createRunRequests(db: Database, clock: Pick<Clock, 'now'>): RunRequests {
   return {
-    cancel: (runId) => requestCancel(db, runId),
+    cancel: (runId) =>
+      db.transaction(async (tx) => {
+        const outcome = await requestCancel(tx as unknown as Database, runId);
+        // Stopped before it began: no attempt will run to record a scheduled occurrence's end, so it is recorded here.
+        if (outcome === 'cancelled') await recordOccurrenceStopped(tx as unknown as Database, runId, new Date(clock.now()));
+        return outcome;
+      }),
     activeRunOn: async (channelId, messageTs) => (await findActiveRunByMessage(db, channelId, messageTs))?.id,
     saveFeedback: (runId, userId, value) => saveFeedback(db, runId, userId, value),
   };

@@ -194,22 +194,26 @@ async function advanceTasks(db: Database, tasks: readonly TaskRow[], options: Pi
 }
 
 /**
- * How an occurrence ended: ok; failed (counts toward the pause after repeated failures); skipped (not run, and not
- * the task's fault — its owner's daily spend limit was reached: counts neither way).
+ * How an occurrence ended: ok; failed (counts toward the pause after repeated failures); skipped (not run to the end,
+ * and not the task's fault — its owner's daily spend limit was reached, or a person stopped it: counts neither way).
  */
 export type OccurrenceOutcome = NonNullable<OccurrenceRow['result']>;
 
-export interface OccurrenceResult {
+export type OccurrenceResult = {
   taskId: number;
   /** The run that answered it: picks the occurrence exactly; without it, the task's latest unfinished one. */
   runId?: number;
-  outcome: OccurrenceOutcome;
   /** Why it failed or was skipped. */
   error?: string;
   now: Date;
-  /** Consecutive failures after which the task pauses itself. */
-  pauseAfterFailures: number;
-}
+} & (
+  | {
+      outcome: 'failed';
+      /** Consecutive failures after which the task pauses itself. */
+      pauseAfterFailures: number;
+    }
+  | { outcome: 'ok' | 'skipped'; pauseAfterFailures?: number }
+);
 
 /**
  * Records how an occurrence's run ended (once per occurrence: a second report of the same one counts nothing).
@@ -228,7 +232,7 @@ export async function recordOccurrenceResult(
   const failures =
     result.outcome === 'ok' ? sql`0` : result.outcome === 'failed' ? sql`t.consecutive_failures + 1` : sql`t.consecutive_failures`;
   // Pauses now: an active task whose failures in a row reach the limit with this one.
-  const pausing = sql`(${failed}::boolean and t.state = 'active' and t.consecutive_failures + 1 >= ${result.pauseAfterFailures}::int)`;
+  const pausing = failed ? sql`(t.state = 'active' and t.consecutive_failures + 1 >= ${result.pauseAfterFailures}::int)` : sql`false`;
   const rows = rowsOf<{ id: number | string; paused: boolean }>(
     await db.execute(sql`
       with prior as (
@@ -353,6 +357,16 @@ export async function listTaskOccurrences(db: Database, taskId: number, limit = 
 }
 
 /** The occurrence a run answers, with its task: how the run machinery knows a run is a scheduled one. */
+/**
+ * A person stopped a scheduled occurrence's run before it began (it was waiting): no attempt of it will say how the
+ * occurrence ended, so this does, as skipped. Nothing for a run that answers no occurrence, or one recorded already.
+ */
+export async function recordOccurrenceStopped(db: Database, runId: number, now: Date): Promise<void> {
+  const found = await occurrenceOfRun(db, runId);
+  if (!found) return;
+  await recordOccurrenceResult(db, { taskId: found.task.id, runId, outcome: 'skipped', error: 'cancelled by a user', now });
+}
+
 export async function occurrenceOfRun(db: Database, runId: number): Promise<{ occurrence: OccurrenceRow; task: TaskRow } | undefined> {
   const [row] = await db
     .select({ occurrence: taskOccurrences, task: scheduledTasks })

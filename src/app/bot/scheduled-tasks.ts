@@ -236,10 +236,14 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
           // The worker records a thrown attempt as failed (or cancelled): so does the occurrence. Interrupted by a
           // shutdown or a lost lease, it has not ended: whoever resumes it records how it does.
           const reason = signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
-          if (!(reason instanceof RunInterrupted) || reason.kind === 'cancelled') await recordEnd(task, run, 'failed', messageOf(error));
+          if (reason instanceof RunInterrupted && reason.kind === 'cancelled') await recordEnd(task, run, 'skipped', 'cancelled by a user');
+          else if (!(reason instanceof RunInterrupted)) await recordEnd(task, run, 'failed', messageOf(error));
           throw error;
         }
-        if (outcome.status !== 'waiting_approval') {
+        // A person's Stop is not the task failing: it does not count toward pausing it (nor does a Stop before the
+        // run began: run-requests.ts records that one).
+        if (outcome.status === 'cancelled') await recordEnd(task, run, 'skipped', 'cancelled by a user');
+        else if (outcome.status !== 'waiting_approval') {
           const ok = outcome.status === 'done';
           await recordEnd(task, run, ok ? 'ok' : 'failed', ok ? undefined : (outcome.error ?? outcome.status));
         }

@@ -58,7 +58,7 @@ export function registerSlackSurfaces(app: App, config: Config, parts: SurfacePa
   const listeners: ListenerDependencies = {
     db,
     intake,
-    runs: createRunRequests(db),
+    runs: createRunRequests(db, parts.clock),
     deletions: slackDeletions(db),
     bot,
     replyWithoutMention: settings.replyWithoutMention,

@@ -4,7 +4,8 @@
  * its Delete button in the thread; the clock reaches the due time → the occurrence's answer, once, in that thread;
  * a restart across a due time → once, marked late; Delete by someone else refused, by the owner it stops the task;
  * `/ask tasks` lists it; an owner who left the workspace is refused and counted; an owner over today's spend limit
- * is skipped, not counted; a run given up after repeated interruptions is recorded as failed and counts.
+ * is skipped, not counted; a run given up after repeated interruptions is recorded as failed and counts; one a
+ * person stops is skipped, not counted.
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -320,5 +321,28 @@ describe('an occurrence whose run is given up after repeated interruptions', () 
     const [ended] = await occurrences(task.id);
     expect(ended).toMatchObject({ result: 'failed', error: 'gave up after 3 interrupted attempts' });
     expect(await taskRow(task.id)).toMatchObject({ state: 'paused', paused_reason: 'failures', consecutive_failures: 3, last_result: 'failed' });
+  });
+});
+
+describe('an occurrence a person stops while it answers', () => {
+  it('is recorded as skipped, and does not count toward pausing the task', async () => {
+    await deleteOtherTasks();
+    const { task } = await schedule(`0 ${new Date(clock.now() + 2 * 60 * MINUTE).getUTCHours()} * * *`, 'post the build report');
+    // Two failures in a row before: a third would pause it.
+    await h.database.db.execute(sql`update scheduled_tasks set consecutive_failures = 2 where id = ${task.id}`);
+    h.model.enqueue({ text: `Build report (HALF-WAY). ${'More detail follows here. '.repeat(40)}`, stallAfterChunks: 4 });
+    clock.advance(24 * 60 * MINUTE);
+    await eventually(() => h.model.requests.some((request) => userText(request).includes('[Scheduled run]') && userText(request).includes('post the build report')), { timeoutMs: 20_000 });
+    const [occurrence] = await occurrences(task.id);
+
+    // What Stop (or a :x: reaction) asks of a run at work; it stops at its next heartbeat, on the test clock.
+    await h.database.db.execute(sql`update runs set cancel_requested = true where id = ${occurrence!.run_id}`);
+    await eventually(async () => {
+      clock.advance(MINUTE);
+      return (await occurrences(task.id))[0]!.result !== null;
+    }, { timeoutMs: 20_000 });
+
+    expect((await occurrences(task.id))[0]).toMatchObject({ result: 'skipped', error: 'cancelled by a user' });
+    expect(await taskRow(task.id)).toMatchObject({ state: 'active', consecutive_failures: 2, last_result: 'skipped' });
   });
 });
