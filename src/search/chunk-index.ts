@@ -14,9 +14,10 @@ export interface ChunkRow {
 
 /**
  * One document's search index held in memory: its chunks and, for every lexeme of their tsvectors (words and CJK
- * bigrams apart), which chunks hold it how often. A content hash names immutable text and its chunks never change
- * once indexed, so the index is read from the database once (one statement) and every later search of the
- * document is scored here, without a round trip to the database thread and without re-reading chunk text.
+ * bigrams apart), which chunks hold it how often. A content hash names immutable text, and its chunks change only
+ * when an index an earlier version built is rebuilt (index-document.ts, which forgets it here). So the index is read
+ * from the database once (one statement) and every later search of the document is scored here, without a round
+ * trip to the database thread and without re-reading chunk text.
  */
 export interface ChunkIndex {
   chunks: IndexedChunk[];
@@ -63,6 +64,11 @@ export function loadChunkIndex(db: Database, contentHash: string): Promise<Chunk
     if (cache.get(contentHash) === entry) cache.delete(contentHash);
   });
   return entry.index;
+}
+
+/** Drops a document's index from memory: its chunks were rebuilt. */
+export function forgetChunkIndex(contentHash: string): void {
+  cache.delete(contentHash);
 }
 
 async function readChunkIndex(db: Database, contentHash: string): Promise<ChunkIndex> {

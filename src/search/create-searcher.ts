@@ -1,4 +1,4 @@
-import { and, inArray, isNull } from 'drizzle-orm';
+import { and, inArray, isNull, ne, or } from 'drizzle-orm';
 import type { Database } from '../store/database';
 import { chunks, documents } from '../store/schema';
 import type { SearchHit } from './search-hit';
@@ -10,7 +10,7 @@ import { createStemmer } from './stem-words';
 import { embedMissingChunks } from './embed-chunks';
 import type { Embedder } from './embedder';
 import { fuseRankings } from './fuse-rankings';
-import { indexDocument } from './index-document';
+import { indexDocument, SEARCH_INDEX_VERSION } from './index-document';
 import { isEmptyQuery, parseQuery, type QueryTerms } from './query-terms';
 import { rankByEmbedding } from './rank-by-embedding';
 import { rankByFullText, type RankedChunk } from './rank-full-text';
@@ -185,11 +185,18 @@ function mergeTerms(all: QueryTerms[]): QueryTerms {
   return { words: [...new Set(all.flatMap((t) => t.words))], bigrams: [...new Set(all.flatMap((t) => t.bigrams))] };
 }
 
+/** Documents not indexed yet, or indexed by an earlier SEARCH_INDEX_VERSION (rebuilt before they are searched). */
 async function findUnindexed(db: Database, hashes: string[]): Promise<string[]> {
   const rows = await db
     .select({ contentHash: documents.contentHash })
     .from(documents)
-    .where(and(inArray(documents.contentHash, hashes), isNull(documents.indexedAt), isNull(documents.errorCode)));
+    .where(
+      and(
+        inArray(documents.contentHash, hashes),
+        or(isNull(documents.indexedAt), isNull(documents.indexVersion), ne(documents.indexVersion, SEARCH_INDEX_VERSION)),
+        isNull(documents.errorCode),
+      ),
+    );
   return rows.map((r) => r.contentHash);
 }
 

@@ -290,6 +290,8 @@ export const documents = pgTable('documents', {
   errorMessage: text('error_message'),
   /** Set once chunks for search are built. */
   indexedAt: timestamp('indexed_at', { withTimezone: true }),
+  /** The SEARCH_INDEX_VERSION they were built with (search/index-document.ts); null: before versions were kept. */
+  indexVersion: integer('index_version'),
   createdAt: createdAt(),
 });
 

@@ -1,7 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { saveDocument } from '../../src/documents/document-store';
-import { indexDocument, type Embedder } from '../../src/search';
+import { createHashingEmbedder, createSearcher, indexDocument, type Embedder } from '../../src/search';
+import { SEARCH_INDEX_VERSION } from '../../src/search/index-document';
 import { rowsOf, type DatabaseHandle } from '../../src/store/database';
 import { chunks, documents } from '../../src/store/schema';
 import { testDatabases } from '../support/databases';
@@ -79,6 +80,66 @@ describe.each(testDatabases())('indexDocument on $label', (database) => {
     await indexDocument(handle.db, 'report-crash', report);
 
     expect(await chunksOf('report-crash')).toHaveLength(total);
+  });
+
+  /** What an earlier version of the index left: chunks indexed under other words, and no version on the document. */
+  async function indexedByAnEarlierVersion(hash: string) {
+    await handle.db.execute(sql`update chunks set tsv = to_tsvector('simple', 'stale') where content_hash = ${hash}`);
+    await handle.db.update(documents).set({ indexVersion: null }).where(eq(documents.contentHash, hash));
+  }
+
+  it('rebuilds an index an earlier version built, and keeps the embeddings of the chunks whose text is unchanged', async () => {
+    const hashing = createHashingEmbedder();
+    let embeddedTexts = 0;
+    const counting: Embedder = { model: hashing.model, embed: (texts, signal) => ((embeddedTexts += texts.length), hashing.embed(texts, signal)) };
+    await saveDocument(handle.db, 'report-old', { document: report });
+    const first = await indexDocument(handle.db, 'report-old', report, { embedder: counting });
+    expect(first.embedded).toBe(first.chunks);
+    const before = await chunksOf('report-old');
+    await indexedByAnEarlierVersion('report-old');
+    embeddedTexts = 0;
+
+    const result = await indexDocument(handle.db, 'report-old', report, { embedder: counting });
+
+    expect(result).toEqual({ alreadyIndexed: false, rebuilt: true, chunks: first.chunks, embedded: 0 });
+    expect(embeddedTexts).toBe(0);
+    const after = await chunksOf('report-old');
+    expect(after.map((c) => [c.ordinal, c.text, c.embedding])).toEqual(before.map((c) => [c.ordinal, c.text, c.embedding]));
+    expect(after.every((c) => !c.tsv.includes('stale'))).toBe(true);
+    const [doc] = await handle.db.select().from(documents).where(eq(documents.contentHash, 'report-old'));
+    expect(doc!.indexVersion).toBe(SEARCH_INDEX_VERSION);
+    // Current now: asked again, it is left as it is.
+    expect(await indexDocument(handle.db, 'report-old', report)).toMatchObject({ alreadyIndexed: true, chunks: first.chunks });
+  });
+
+  it('rebuilds a document indexed by an earlier version when it is searched, and finds what the new index finds', async () => {
+    await saveDocument(handle.db, 'report-search', { document: report });
+    await indexDocument(handle.db, 'report-search', report);
+    await indexedByAnEarlierVersion('report-search');
+    const search = createSearcher({ db: handle.db });
+    const files = [{ id: 'F1', name: 'report.pdf', mimeType: 'application/pdf', fileType: 'pdf', sizeBytes: 1_000, messageTs: '1700000000.000100' }];
+
+    const hits = await search({ files, contentHashes: new Map([['F1', 'report-search']]), query: 'hiring plans', limit: 3 });
+
+    expect(hits[0]).toMatchObject({ fileId: 'F1', page: 2 });
+    const [doc] = await handle.db.select().from(documents).where(eq(documents.contentHash, 'report-search'));
+    expect(doc!.indexVersion).toBe(SEARCH_INDEX_VERSION);
+  });
+
+  it('lets two replicas rebuild the same document at once: one rebuilds, the other finds it done', async () => {
+    await saveDocument(handle.db, 'report-rebuild-race', { document: report });
+    const { chunks: total } = await indexDocument(handle.db, 'report-rebuild-race', report);
+    await indexedByAnEarlierVersion('report-rebuild-race');
+
+    const results = await Promise.all([
+      indexDocument(handle.db, 'report-rebuild-race', report),
+      indexDocument(handle.db, 'report-rebuild-race', report),
+    ]);
+
+    expect(results.filter((r) => r.rebuilt)).toHaveLength(1);
+    const rows = await chunksOf('report-rebuild-race');
+    expect(rows).toHaveLength(total);
+    expect(rows.every((c) => !c.tsv.includes('stale'))).toBe(true);
   });
 
   it('keeps the chunks searchable when embedding fails, and reports why', async () => {

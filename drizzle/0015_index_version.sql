@@ -1,0 +1,1 @@
+ALTER TABLE "documents" ADD COLUMN "index_version" integer;
