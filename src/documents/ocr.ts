@@ -75,7 +75,8 @@ export async function startOcrEngine(settings: OcrSettings): Promise<OcrEngine> 
       return { text: tidyOcrText(text), confidence: Math.round(confidence) };
     },
     close: async () => {
-      engine.stop();
+      // The next engine may start only once this one's memory is given back: one Tesseract at a time, as the gate says.
+      await engine.stop();
       releaseGate();
     },
   };
@@ -83,8 +84,11 @@ export async function startOcrEngine(settings: OcrSettings): Promise<OcrEngine> 
 
 interface OcrProcess {
   recognise(image: Uint8Array): Promise<{ text: string; confidence: number }>;
-  stop(): void;
+  /** Ends the process; resolves once it has exited (killed outright if it has not within STOP_GRACE_MS). */
+  stop(): Promise<void>;
 }
+
+const STOP_GRACE_MS = 2_000;
 
 /** Forks ocr-process.mjs for `languages` and resolves once its engine is up. */
 async function startOcrProcess(languages: string[]): Promise<OcrProcess> {
@@ -116,16 +120,21 @@ async function startOcrProcess(languages: string[]): Promise<OcrProcess> {
       waiting.set(id, { resolve, reject });
       if (message) child.send(message);
     });
-  const stop = () => {
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
     if (child.connected) child.disconnect();
-    if (child.exitCode === null && child.signalCode === null) child.kill();
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill();
+    const grace = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(grace);
   };
-  const started = await ask(0).catch((error: unknown) => {
-    stop();
+  const started = await ask(0).catch(async (error: unknown) => {
+    await stop();
     throw error;
   });
   if (!started.ok) {
-    stop();
+    await stop();
     throw new OcrEngineError(`The OCR engine did not start: ${started.message}`, { context: { languages } });
   }
   let next = 1;

@@ -13,8 +13,10 @@
  *   layer, not OCR'd; checked for CJK characters only (which words its layer holds is not verified by hand).
  * Each word was read by a person from the page images (SOURCES.tsv describes the files).
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDocumentExtractor } from '../../src/documents';
+import { startOcrEngine } from '../../src/documents/ocr';
 import { FileReadError, isScannedDocument } from '../../src/core/thread-file';
 import { corpus, readCorpusFile } from '../support/corpus';
 import { buildPdf, renderTextImage } from '../support/image-pdf';
@@ -99,5 +101,45 @@ describe('OCR of scans and images', { timeout: 300_000 }, () => {
     } finally {
       await off.close();
     }
+  });
+});
+
+describe("the pool's one OCR engine", { timeout: 120_000 }, () => {
+  /** This process's OCR processes (ocr-process.mjs), by pid. */
+  const ocrProcesses = () =>
+    readdirSync('/proc/self/task').flatMap((thread) =>
+      readFileSync(`/proc/self/task/${thread}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    ).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('ocr-process.mjs');
+      } catch {
+        return false;
+      }
+    });
+  const exists = (pid: number) => {
+    try {
+      process.kill(pid, 0); // a process not yet reaped (a zombie) still counts: its memory may not be back
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it.runIf(process.platform === 'linux')('hands the turn on only once its process has exited, so two engines never hold memory at once', async () => {
+    const gate = new Int32Array(new SharedArrayBuffer(4));
+    const engine = await startOcrEngine({ languages: ['eng'], maxPages: 1, gate, taskId: 7 });
+    const [pid] = ocrProcesses();
+    expect(pid).toBeDefined();
+    expect(Atomics.load(gate, 0)).toBe(7);
+
+    const closing = engine.close();
+    // Atomics.waitAsync (Node 16+) is missing from this TypeScript lib.
+    const waitAsync = (Atomics as unknown as { waitAsync(array: Int32Array, index: number, value: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
+    const opened = waitAsync(gate, 0, 7);
+    if (opened.async) await opened.value;
+
+    expect(Atomics.load(gate, 0)).toBe(0);
+    expect(exists(pid!)).toBe(false);
+    await closing;
   });
 });
