@@ -21,6 +21,7 @@ import { startHousekeeping } from './bot/housekeeping';
 import { openSlackApp, startSlackApp } from './bot/slack-app';
 import { checkSlackTokens } from './check-slack';
 import { checkModelAtStart } from './check-model';
+import { preloadEncoding } from '../text/tokenizer';
 import { checkPortFree } from './check-port';
 import { composeThreadwise, loadMcpServers } from './compose';
 import { checkOauthConfig } from '../config/oauth-config';
@@ -199,6 +200,8 @@ export async function startThreadwise(config: Config, options: StartOptions = {}
     logger.info('threadwise is running', { mode: config.slack.mode, port, bot: bot.name, database: database.driver, model: parts.model.name });
     // Scheduled tasks: a timer to the next due one; a missed occurrence (down at its time) is claimed once, late.
     scheduler.start();
+    // The tokenizer's table, while nobody is asking yet: not on the first answer's path (tokenizer.ts says why).
+    setImmediate(() => preloadEncoding(parts.model.name));
 
     return {
       port,

@@ -42,6 +42,15 @@ export function loadEncoding(name: EncodingName): Encoding {
   return encoding;
 }
 
+/**
+ * Loads the model's encoding ahead of need. Reading its table blocks the event loop once, for 150–250 ms (the longest
+ * stall the load bench found in a running bot); called once the bot is up, that falls before the first question
+ * rather than on its answer.
+ */
+export function preloadEncoding(model: string): void {
+  loadEncoding(selectEncoding(model));
+}
+
 /** Tokens of text under the model's encoding (no chat-message overhead). */
 export function countTokens(text: string, model: string): number {
   if (text.length === 0) return 0;
