@@ -356,7 +356,6 @@ export async function listTaskOccurrences(db: Database, taskId: number, limit = 
   return rows.map((row) => ({ ...row.occurrence, runStatus: row.runStatus }));
 }
 
-/** The occurrence a run answers, with its task: how the run machinery knows a run is a scheduled one. */
 /**
  * A person stopped a scheduled occurrence's run before it began (it was waiting): no attempt of it will say how the
  * occurrence ended, so this does, as skipped. Nothing for a run that answers no occurrence, or one recorded already.
@@ -367,6 +366,7 @@ export async function recordOccurrenceStopped(db: Database, runId: number, now: 
   await recordOccurrenceResult(db, { taskId: found.task.id, runId, outcome: 'skipped', error: 'cancelled by a user', now });
 }
 
+/** The occurrence a run answers, with its task: how the run machinery knows a run is a scheduled one. */
 export async function occurrenceOfRun(db: Database, runId: number): Promise<{ occurrence: OccurrenceRow; task: TaskRow } | undefined> {
   const [row] = await db
     .select({ occurrence: taskOccurrences, task: scheduledTasks })

@@ -229,20 +229,21 @@ export function wireScheduledTasks(config: Config, parts: ScheduledTaskParts): S
             return { status: 'failed', error: `not run: ${overLimit}`, answerTs };
           }
         }
+        // A person's Stop is not the task failing: it is skipped, and does not count toward pausing it (a Stop before
+        // the run began is recorded by run-requests.ts).
+        const stopped = () => recordEnd(task, run, 'skipped', 'cancelled by a user');
         let outcome: Awaited<ReturnType<Execute>>;
         try {
           outcome = await execute(run, signal);
         } catch (error) {
-          // The worker records a thrown attempt as failed (or cancelled): so does the occurrence. Interrupted by a
-          // shutdown or a lost lease, it has not ended: whoever resumes it records how it does.
+          // The worker records a thrown attempt as failed (or cancelled): so does the occurrence (or skipped).
+          // Interrupted by a shutdown or a lost lease, it has not ended: whoever resumes it records how it does.
           const reason = signal.reason ?? (error instanceof RunInterrupted ? error : undefined);
-          if (reason instanceof RunInterrupted && reason.kind === 'cancelled') await recordEnd(task, run, 'skipped', 'cancelled by a user');
+          if (reason instanceof RunInterrupted && reason.kind === 'cancelled') await stopped();
           else if (!(reason instanceof RunInterrupted)) await recordEnd(task, run, 'failed', messageOf(error));
           throw error;
         }
-        // A person's Stop is not the task failing: it does not count toward pausing it (nor does a Stop before the
-        // run began: run-requests.ts records that one).
-        if (outcome.status === 'cancelled') await recordEnd(task, run, 'skipped', 'cancelled by a user');
+        if (outcome.status === 'cancelled') await stopped();
         else if (outcome.status !== 'waiting_approval') {
           const ok = outcome.status === 'done';
           await recordEnd(task, run, ok ? 'ok' : 'failed', ok ? undefined : (outcome.error ?? outcome.status));
